@@ -1,0 +1,120 @@
+"""Writing and reading frames: PNG, TIFF (8/16-bit RGB, exact) and .npy, with a JSON sidecar.
+
+Code values are stored as they are (a 10-bit frame in a 16-bit PNG holds
+0..1023), so a file read back equals the array that was rendered; the
+sidecar says the bit depth.  PNG and TIFF go through OpenCV, which reads and
+writes 16-bit RGB losslessly (Pillow cannot write 48-bit RGB).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+IMAGE_SUFFIXES = (".png", ".tif", ".tiff")
+WRITE_SUFFIXES = IMAGE_SUFFIXES + (".npy",)
+
+
+def sidecar_path(path) -> Path:
+    """``frame.png`` -> ``frame.png.json``."""
+    p = Path(path)
+    return p.with_name(p.name + ".json")
+
+
+def check_output_path(path) -> Path:
+    p = Path(path)
+    if p.suffix.lower() not in WRITE_SUFFIXES:
+        raise ValueError(f"cannot write {p.name}: the output must end in {', '.join(WRITE_SUFFIXES)}")
+    if not p.parent.exists():
+        raise ValueError(f"cannot write {p}: folder {p.parent} does not exist")
+    return p
+
+
+def _cv2():
+    import cv2
+
+    return cv2
+
+
+def storage_dtype(bit_depth: int) -> np.dtype:
+    return np.dtype(np.uint8) if bit_depth <= 8 else np.dtype(np.uint16)
+
+
+def write_frame(path, frame: np.ndarray, bit_depth: int, sidecar: dict | None = None) -> Path:
+    """Write ``frame`` (H, W, 3) and, when given, ``sidecar`` as ``PATH.json``.
+
+    Image files hold 8-bit samples at bit depth <= 8 and 16-bit above.  Writes
+    go to a temporary name first, so a failed write leaves nothing behind.
+    """
+    p = check_output_path(path)
+    frame = np.asarray(frame)
+    if frame.ndim != 3 or frame.shape[2] not in (3, 4):
+        raise ValueError(f"expected an (H, W, 3) frame, got shape {frame.shape}")
+    tmp = p.with_name(f".{p.name}.tmp{os.getpid()}{p.suffix}")
+    try:
+        if p.suffix.lower() == ".npy":
+            with open(tmp, "wb") as fh:
+                np.save(fh, frame)
+        else:
+            dt = storage_dtype(bit_depth)
+            top = (1 << bit_depth) - 1
+            if frame.dtype.kind == "f" and not np.array_equal(frame, np.round(frame)):
+                raise ValueError("image files hold integer code values; this frame has fractions")
+            if frame.size and (frame.min() < 0 or frame.max() > top):
+                raise ValueError(f"frame values exceed {bit_depth}-bit code values")
+            bgr = np.ascontiguousarray(frame[..., 2::-1].astype(dt))
+            if not _cv2().imwrite(str(tmp), bgr):
+                raise ValueError(f"could not write {p}")
+        os.replace(tmp, p)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    if sidecar is not None:
+        sp = sidecar_path(p)
+        stmp = sp.with_name(f".{sp.name}.tmp{os.getpid()}")
+        stmp.write_text(json.dumps(sidecar, indent=2, sort_keys=True) + "\n")
+        os.replace(stmp, sp)
+    return p
+
+
+def read_frame(path) -> np.ndarray:
+    """Read an image (PNG, TIFF, JPEG: 8 or 16-bit) or .npy as (H, W, 3) RGB.
+
+    Raises ``ValueError`` naming the file when it cannot be read.
+    """
+    p = Path(path)
+    if p.suffix.lower() == ".npy":
+        try:
+            arr = np.load(p, allow_pickle=False)
+        except Exception as exc:  # truncated, not an npy, pickled objects
+            raise ValueError(f"cannot read {p.name}: {exc}") from None
+        if arr.ndim == 2:
+            arr = arr[..., None].repeat(3, axis=2)
+        if arr.ndim != 3:
+            raise ValueError(f"cannot read {p.name}: expected an image array, got shape {arr.shape}")
+        return arr
+    cv2 = _cv2()
+    data = np.fromfile(p, dtype=np.uint8) if p.exists() else None
+    if data is None or data.size == 0:
+        raise ValueError(f"cannot read {p.name}: empty or missing file")
+    img = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
+    if img is None:
+        raise ValueError(f"cannot read {p.name}: not a readable image")
+    if img.ndim == 2:
+        return np.repeat(img[..., None], 3, axis=2)
+    if img.shape[2] == 4:
+        img = img[..., :3]
+    return np.ascontiguousarray(img[..., ::-1])
+
+
+def read_sidecar(path) -> dict | None:
+    sp = sidecar_path(path)
+    if not sp.exists():
+        return None
+    try:
+        return json.loads(sp.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read sidecar {sp.name}: {exc}") from None

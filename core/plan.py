@@ -1,0 +1,121 @@
+"""Frames as distinct rows plus a row gather.
+
+Every pattern is expressed as a :class:`Rows` plan: the few distinct rows it has
+(``rows``, shape ``(K, W, C)`` or ``(K, 1, C)`` for rows constant along x) and
+the row each output line takes (``index``, shape ``(H,)``).  The frame is
+``rows[index]`` broadcast to ``(H, W, C)``.
+
+Building rows costs O(K*W); the gather is one pass over the frame.  Region of
+interest, counter overlay and display-format conversion are all transforms of
+the plan, applied to the small rows before the gather, so a finished frame
+costs one pass no matter how many of them are stacked.  Under torch.compile the
+whole chain fuses into one kernel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from core import xp as X
+
+
+@dataclass(frozen=True)
+class Rows:
+    rows: Any   # (K, W or 1, C)
+    index: Any  # (H,) int64
+    width: int
+    height: int
+
+    @property
+    def channels(self) -> int:
+        return int(self.rows.shape[-1])
+
+
+def materialize(xp, plan: Rows):
+    """The frame the plan describes: ``(H, W, C)``, one pass over the output."""
+    rows, w = plan.rows, plan.width
+    if rows.shape[1] == w:
+        return X.take_rows(xp, rows, plan.index)
+    if rows.shape[0] * 8 <= plan.height:
+        # few distinct rows: widen them (cheap), then gather
+        return X.take_rows(xp, widen(xp, rows, w), plan.index)
+    # one value per line (vertical ramps): gather the column, then widen it
+    return widen(xp, X.take_rows(xp, rows, plan.index), w)
+
+
+def widen(xp, array, width: int):
+    """``(N, 1, C)`` -> ``(N, width, C)`` materialised.
+
+    A plain broadcast copy with a 3-wide inner axis runs element by element
+    (about 30 ms at 2160p on numpy, 75 ms on eager torch); tiling a small
+    widened block copies in large runs instead.
+    """
+    n, _, c = array.shape
+    if X.is_torch(xp) and xp.compiler.is_compiling():
+        return array.expand(n, width, c).contiguous()
+    block = _block_width(width)
+    small = X.broadcast_copy(xp, array, (n, block, c))
+    reps = width // block
+    if reps == 1:
+        return small
+    if X.is_torch(xp):
+        return small.repeat(1, reps, 1)
+    return np.tile(small, (1, reps, 1))
+
+
+def _block_width(width: int, least: int = 32) -> int:
+    """The smallest divisor of ``width`` that is at least ``least`` (or width itself)."""
+    for b in range(least, min(width, 4096) + 1):
+        if width % b == 0:
+            return b
+    return width
+
+
+def full_width(xp, plan: Rows) -> Rows:
+    """The same plan with rows materialised at full width (needed before per-column edits)."""
+    if plan.rows.shape[1] == plan.width:
+        return plan
+    rows = X.broadcast_copy(xp, plan.rows, (plan.rows.shape[0], plan.width, plan.rows.shape[2]))
+    return Rows(rows, plan.index, plan.width, plan.height)
+
+
+def apply_roi(xp, plan: Rows, roi, device=None) -> Rows:
+    """Zero every pixel outside ``roi = (x, y, w, h)``; a region past the edge clips.
+
+    Folded into the plan: columns outside are zeroed in the rows, lines outside
+    point at one extra zero row.
+    """
+    if roi is None:
+        return plan
+    x0, y0, x1, y1 = roi_bounds(roi, plan.width, plan.height)
+    plan = full_width(xp, plan)
+    k = plan.rows.shape[0]
+    cols = X.arange(xp, plan.width, device=device)
+    inside_x = ((cols >= x0) & (cols < x1))[None, :, None]
+    zero = plan.rows * 0
+    rows = xp.where(inside_x, plan.rows, zero)
+    rows = X.concat(xp, [rows, zero[:1]], axis=0)
+    lines = X.arange(xp, plan.height, device=device)
+    inside_y = (lines >= y0) & (lines < y1)
+    index = xp.where(inside_y, plan.index, plan.index * 0 + k)
+    return Rows(rows, index, plan.width, plan.height)
+
+
+def roi_bounds(roi, width: int, height: int) -> tuple[int, int, int, int]:
+    """Clip ``(x, y, w, h)`` to the frame: returns ``(x0, y0, x1, y1)``, possibly empty."""
+    x, y, w, h = (int(v) for v in roi)
+    if w < 0 or h < 0:
+        raise ValueError(f"roi width and height must be >= 0, got {w}x{h}")
+    x0 = min(max(x, 0), width)
+    y0 = min(max(y, 0), height)
+    x1 = min(max(x + w, 0), width)
+    y1 = min(max(y + h, 0), height)
+    return x0, y0, max(x0, x1), max(y0, y1)
+
+
+def map_rows(plan: Rows, fn) -> Rows:
+    """Apply an element-wise function (over the channel axis) to the rows only."""
+    return Rows(fn(plan.rows), plan.index, plan.width, plan.height)

@@ -1,0 +1,49 @@
+import os
+
+# Before any QApplication exists: widget tests run on the offscreen platform.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+
+def _backends():
+    params = [pytest.param(("numpy", None), id="numpy"), pytest.param(("torch", "cpu"), id="torch-cpu")]
+    params.append(pytest.param(("torch", "cuda"), id="torch-cuda", marks=pytest.mark.cuda))
+    params.append(pytest.param(("torch", "mps"), id="torch-mps", marks=pytest.mark.mps))
+    return params
+
+
+@pytest.fixture(params=_backends())
+def backend(request):
+    """(xp, device) for every backend; cuda/mps legs are opt-in with -m cuda / -m mps."""
+    name, device = request.param
+    from core import xp as X
+
+    xp = X.namespace(name)
+    if device in ("cuda", "mps"):
+        from core.devices import device_problem
+
+        why = device_problem(device)
+        if why:
+            pytest.fail(f"{device} leg selected but {why}")
+        device = xp.device(device)
+    elif device is not None:
+        device = xp.device(device)
+    return xp, device
+
+
+@pytest.fixture
+def to_np():
+    from core.xp import to_numpy
+
+    return lambda a: np.asarray(to_numpy(a))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_paths(tmp_path, monkeypatch):
+    """Every settings, cache and decision path points into the test's own folder."""
+    monkeypatch.setenv("TESTCARD_DECISION_CACHE", str(tmp_path / "decisions.json"))
+    monkeypatch.setenv("TESTCARD_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("TESTCARD_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("TESTCARD_RENDER_PATH", raising=False)
