@@ -291,22 +291,34 @@ def zone_plate_lut(levels, diameter: int, amplitude: float) -> np.ndarray:
 
 
 def _zone_plate(ctx: Ctx, p):
+    xp = ctx.xp
     w, h = ctx.width, ctx.height
     d = max(2, round(min(w, h) * p["diameter"] / 100.0))
     period = 8 * d
-    lut = ctx.const(np.repeat(zone_plate_lut(ctx.levels, d, p["amplitude"])[:, None], 3, 1).tolist())
-    # doubled offsets keep n = u*u + v*v integral; rows mirror about the centre line,
-    # so only the top half of the lines is computed, then gathered.
-    half = (h + 1) // 2
-    u = ctx.cols() * 2 + 1 - w
-    v = X.arange(ctx.xp, half, ctx.device) * 2 + 1 - h
+    lut = zone_plate_lut(ctx.levels, d, p["amplitude"]).astype(np.uint16)
+    # Doubled offsets keep n = u*u + v*v integral.  The plate is symmetric about
+    # both centre lines, so only the top-left quarter is computed: its columns
+    # are mirrored into rows, and the final gather mirrors the lines.
+    half, hw = (h + 1) // 2, (w + 1) // 2
+    u = X.arange(xp, hw, ctx.device) * 2 + 1 - w
+    v = X.arange(xp, half, ctx.device) * 2 + 1 - h
     u2, v2 = u * u, v * v
     inside = u2[None, :] <= (d * d - v2)[:, None]
-    phase = (u2 % period)[None, :] + (v2 % period)[:, None]
-    idx = ctx.xp.where(inside, phase, 2 * period)
-    rows = X.take_rows(ctx.xp, lut, idx.reshape(-1)).reshape(half, w, 3)
+    # phase n/(8d) cycles: (u2 mod P) + (v2 mod P) < 2P indexes a LUT holding two periods
+    phase = X.astype(xp, u2 % period, "int32")[None, :] + X.astype(xp, v2 % period, "int32")[:, None]
+    idx = xp.where(inside, phase, 2 * period)
+    if X.is_torch(xp):
+        table = ctx.const(np.repeat(lut[:, None], 3, 1).astype(np.int64).tolist())
+        quarter = X.take_rows(xp, table, idx.reshape(-1)).reshape(half, hw, 3)
+        right = xp.flip(quarter[:, : w - hw], dims=(1,))
+    else:
+        # one 6-byte item per pixel: numpy copies RGB triples at once instead of 3 strided values
+        triples = np.ascontiguousarray(np.repeat(lut[:, None], 3, 1)).view("V6").reshape(-1)
+        quarter = np.take(triples, idx).view(np.uint16).reshape(half, hw, 3)
+        right = quarter[:, : w - hw][:, ::-1]
+    rows = X.concat(xp, [quarter, right], axis=1)
     lines = ctx.lines()
-    return Rows(rows, ctx.xp.minimum(lines, h - 1 - lines), w, h)
+    return Rows(rows, xp.minimum(lines, h - 1 - lines), w, h)
 
 
 register(Pattern(
