@@ -14,6 +14,7 @@ COMMAND_MODULES = [
     "app.commands.patterns",
     "app.commands.render",
     "app.commands.bench",
+    "app.commands.desktop",
 ]
 
 
