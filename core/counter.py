@@ -6,6 +6,22 @@ captures decode with the other: pad = round(0.1*W), round(0.1*H); one row of
 MSB first (cell i shows bit bits-1-i); lit = white, unlit = black; the frame
 wraps modulo 2**bits.  Decoding samples channel 0 at each cell centre and
 thresholds at half scale.
+
+The ``robust`` layout is made to be found and read in real captures (scaled,
+offset, cropped, blurred, noisy, compressed).  Each band is three rows of
+``cells`` equal cells (``cells`` odd):
+
+* top clock row: white, black, white, ... white -- its ends mark the band and
+  its period the cell pitch;
+* data row: ``HEADER_BITS`` header bits (layout version, Gray flag,
+  bits - 1), the ``bits`` index bits (MSB first, optionally Gray coded), then a
+  CRC-16/CCITT over header and index; a last black cell pads to odd;
+* bottom clock row: the top row inverted, so every data cell has a known white
+  and a known black right above and below it (the local threshold).
+
+The band is repeated at ``bands`` heights so a frame torn between two
+presentations shows two different (each checked) indices.  The header makes it
+self-describing: a decoder needs no flags to read it.
 """
 
 from __future__ import annotations
@@ -18,7 +34,14 @@ from core import xp as X
 from core.plan import Rows, full_width
 
 MIN_BITS, MAX_BITS, DEFAULT_BITS = 1, 31, 16
-LAYOUTS = ("compat",)
+LAYOUTS = ("compat", "robust")
+
+# robust layout constants (the decoder reads them from the header, never from flags)
+ROBUST_VERSION = 1
+HEADER_BITS = 8          # 2 bits version, 1 bit Gray flag, 5 bits (bits - 1)
+CHECK_BITS = 16          # CRC-16/CCITT-FALSE over header + index bits
+CRC_POLY, CRC_INIT = 0x1021, 0xFFFF
+MIN_BANDS, MAX_BANDS, DEFAULT_BANDS = 2, 8, 3
 
 
 @dataclass(frozen=True)
@@ -55,9 +78,56 @@ class CounterGeometry:
     def x0(self) -> int:
         return self.pad_x
 
+    @classmethod
+    def robust(cls, width: int, height: int, bits: int = DEFAULT_BITS, gray: bool = False,
+               bands: int = DEFAULT_BANDS) -> CounterGeometry:
+        """The robust layout: ``bands`` copies of a three-row band (see the module doc).
+
+        Horizontal quiet zone round(0.05*W) each side, vertical margin
+        round(0.04*H); cells as wide as fit, rows as tall as a cell is wide
+        (less when the bands would not fit with a row of black between them).
+        """
+        if not isinstance(bits, int) or isinstance(bits, bool) or not MIN_BITS <= bits <= MAX_BITS:
+            raise ValueError(f"counter bits must be {MIN_BITS}..{MAX_BITS}, got {bits!r}")
+        if not isinstance(bands, int) or not MIN_BANDS <= bands <= MAX_BANDS:
+            raise ValueError(f"counter bands must be {MIN_BANDS}..{MAX_BANDS}, got {bands!r}")
+        cells = robust_cells(bits)[1]
+        margin_x = round(0.05 * width)
+        span_x = width - 2 * margin_x
+        cell_w = span_x // cells
+        margin_y = round(0.04 * height)
+        span_y = height - 2 * margin_y
+        # three rows per band and at least one row of black between bands
+        cell_h = min(cell_w, span_y // (4 * bands - 1))
+        if cell_w < 2 or cell_h < 2:
+            raise ValueError(
+                f"a robust {bits}-bit counter does not fit a {width}x{height} frame "
+                f"({cells} cells of {cell_w}x{cell_h} px per row; each must be at least 2x2)"
+            )
+        pad_x = margin_x + (span_x - cells * cell_w) // 2
+        free = span_y - 3 * cell_h
+        band_y = [margin_y + (free * b + (bands - 1) // 2) // (bands - 1) for b in range(bands)]
+        return cls(width, height, bits, pad_x, margin_y, cell_w, cell_h, "robust",
+                   {"gray": bool(gray), "bands": bands, "cells": cells, "band_y": band_y,
+                    "version": ROBUST_VERSION})
+
+    @property
+    def cells(self) -> int:
+        """Cells per row: ``bits`` for compat, the odd band width for robust."""
+        return int(self.extra["cells"]) if self.layout == "robust" else self.bits
+
+    @property
+    def gray(self) -> bool:
+        return bool(self.extra.get("gray", False))
+
+    @property
+    def band_y(self) -> list[int]:
+        """Top line of each band (robust); the single row's top line (compat)."""
+        return [int(y) for y in self.extra["band_y"]] if self.layout == "robust" else [self.pad_y]
+
     @property
     def x1(self) -> int:
-        return self.pad_x + self.bits * self.cell_w
+        return self.pad_x + self.cells * self.cell_w
 
     @property
     def y0(self) -> int:
@@ -65,10 +135,12 @@ class CounterGeometry:
 
     @property
     def y1(self) -> int:
+        if self.layout == "robust":
+            return self.band_y[-1] + 3 * self.cell_h
         return self.pad_y + self.cell_h
 
     def centres(self) -> list[tuple[int, int]]:
-        """(row, column) of each cell centre, MSB first."""
+        """(row, column) of each cell centre, MSB first (compat layout)."""
         r = self.pad_y + self.cell_h // 2
         return [(r, self.pad_x + i * self.cell_w + self.cell_w // 2) for i in range(self.bits)]
 
@@ -81,8 +153,90 @@ class CounterGeometry:
     @classmethod
     def from_dict(cls, d: dict) -> CounterGeometry:
         known = {k: d[k] for k in ("width", "height", "bits", "pad_x", "pad_y", "cell_w", "cell_h")}
-        return cls(**{k: int(v) for k, v in known.items()}, layout=d.get("layout", "compat"),
+        layout = d.get("layout", "compat")
+        if layout not in LAYOUTS:
+            raise ValueError(f"unknown counter layout {layout!r}: expected one of {', '.join(LAYOUTS)}")
+        return cls(**{k: int(v) for k, v in known.items()}, layout=layout,
                    extra=dict(d.get("extra", {})))
+
+
+def geometry_for(width: int, height: int, params) -> CounterGeometry:
+    """The counter pattern's geometry from its parameters (``bits``, ``layout``, ``gray``, ``bands``)."""
+    if params.get("layout", "compat") == "robust":
+        return CounterGeometry.robust(width, height, params["bits"], gray=bool(params.get("gray", False)),
+                                      bands=int(params.get("bands", DEFAULT_BANDS)))
+    return CounterGeometry.compat(width, height, params["bits"])
+
+
+# ---------------------------------------------------------------- robust layout: codes
+def robust_cells(bits: int) -> tuple[int, int]:
+    """(data cells N, cells per row M): N = header + index + check, M = N rounded up to odd."""
+    n = HEADER_BITS + bits + CHECK_BITS
+    return n, n | 1
+
+
+def robust_header(bits: int, gray: bool) -> int:
+    return (ROBUST_VERSION << 6) | (int(bool(gray)) << 5) | (bits - 1)
+
+
+def parse_header(header: int) -> tuple[int, int, bool]:
+    """(version, bits, gray) from an 8-bit header."""
+    return (header >> 6) & 3, (header & 31) + 1, bool((header >> 5) & 1)
+
+
+def crc16(value: int, nbits: int) -> int:
+    """CRC-16/CCITT-FALSE of the ``nbits`` low bits of ``value``, fed MSB first."""
+    crc = CRC_INIT
+    for i in range(nbits - 1, -1, -1):
+        top = ((crc >> 15) ^ (value >> i)) & 1
+        crc = (crc << 1) & 0xFFFF
+        if top:
+            crc ^= CRC_POLY
+    return crc
+
+
+def robust_word(index: int, bits: int, gray: bool) -> int:
+    """The data row's N bits for ``index`` as one integer (header | code | crc), host side."""
+    code = index & ((1 << bits) - 1)
+    if gray:
+        code ^= code >> 1
+    header = robust_header(bits, gray)
+    message = (header << bits) | code
+    return (message << CHECK_BITS) | crc16(message, HEADER_BITS + bits)
+
+
+def gray_decode(code: int) -> int:
+    shift = 1
+    while shift < 32:
+        code ^= code >> shift
+        shift <<= 1
+    return code
+
+
+_CRC_MASKS: dict[tuple[int, bool], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+
+
+def _crc_masks(bits: int, gray: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """CRC bit j (MSB first) = parity(code & mask_j) ^ const_j.
+
+    A CRC is affine in its message bits for a fixed length, so each check bit
+    is a fixed parity of the code bits; this lets the render compute it with
+    shifts and XORs on array data (no Python branching on the frame).
+    """
+    key = (bits, bool(gray))
+    if key not in _CRC_MASKS:
+        head = robust_header(bits, gray) << bits
+        n = HEADER_BITS + bits
+        base = crc16(head, n)
+        masks = [0] * CHECK_BITS
+        for i in range(bits):
+            diff = crc16(head | (1 << i), n) ^ base
+            for j in range(CHECK_BITS):
+                if (diff >> (CHECK_BITS - 1 - j)) & 1:
+                    masks[j] |= 1 << i
+        consts = [(base >> (CHECK_BITS - 1 - j)) & 1 for j in range(CHECK_BITS)]
+        _CRC_MASKS[key] = (tuple(masks), tuple(consts))
+    return _CRC_MASKS[key]
 
 
 def counter_columns(xp, geom: CounterGeometry, frame, device=None):
@@ -111,6 +265,8 @@ def overlay_counter(xp, plan: Rows, geom: CounterGeometry, frame, white: int, bl
     """
     if (geom.width, geom.height) != (plan.width, plan.height):
         raise ValueError("counter geometry is for a different frame size")
+    if geom.layout == "robust":
+        return overlay_robust(xp, plan, geom, frame, white, black, device)
     plan = full_width(xp, plan)
     k = plan.rows.shape[0]
     lit, inside = counter_columns(xp, geom, frame, device=device)
@@ -133,15 +289,100 @@ def overlay_counter(xp, plan: Rows, geom: CounterGeometry, frame, white: int, bl
     return Rows(rows, index, plan.width, plan.height)
 
 
+def robust_columns(xp, geom: CounterGeometry, frame, device=None):
+    """Per column, for the top clock, data and bottom clock rows: 1 where lit (int64, (3, W)).
+
+    The check bits are parities of the (optionally Gray-coded) index, folded
+    with shifts and XORs, so ``frame`` stays array data throughout.
+    """
+    bits = geom.bits
+    n = robust_cells(bits)[0]
+    f = X.frame_scalar(xp, frame, device=device, modulus_bits=bits)
+    code = xp.bitwise_xor(f, xp.bitwise_right_shift(f, 1)) if geom.gray else f
+    masks, consts = _crc_masks(bits, geom.gray)
+    x = xp.bitwise_and(code, X.asarray(xp, list(masks), device=device))
+    for s in (16, 8, 4, 2, 1):  # parity of each masked word lands in bit 0
+        x = xp.bitwise_xor(x, xp.bitwise_right_shift(x, s))
+    check = xp.bitwise_xor(xp.bitwise_and(x, 1), X.asarray(xp, list(consts), device=device))
+    weights = X.asarray(xp, [1 << (CHECK_BITS - 1 - j) for j in range(CHECK_BITS)], device=device)
+    crc = xp.sum(check * weights)
+    word = code * (1 << CHECK_BITS) + crc + (robust_header(bits, geom.gray) << (bits + CHECK_BITS))
+
+    cols = X.arange(xp, geom.width, device=device)
+    zero = cols * 0
+    inside = (cols >= geom.x0) & (cols < geom.x1)
+    cell = xp.where(inside, (cols - geom.x0) // geom.cell_w, zero)
+    odd = xp.bitwise_and(cell, 1)
+    top = xp.where(inside, 1 - odd, zero)
+    bottom = xp.where(inside, odd, zero)
+    is_data = inside & (cell < n)
+    shift = xp.where(is_data, (n - 1) - cell, zero)
+    data = xp.where(is_data, xp.bitwise_and(xp.bitwise_right_shift(word, shift), 1), zero)
+    return X.stack(xp, [top, data, bottom], axis=0), inside
+
+
+def robust_line_kinds(geom: CounterGeometry) -> np.ndarray:
+    """Per line (host int64, (H,)): 0 outside the bands, 1 top clock, 2 data, 3 bottom clock."""
+    kinds = np.zeros(geom.height, dtype=np.int64)
+    h = geom.cell_h
+    for y in geom.band_y:
+        for k in range(3):
+            kinds[y + k * h: y + (k + 1) * h] = k + 1
+    return kinds
+
+
+def overlay_robust(xp, plan: Rows, geom: CounterGeometry, frame, white: int, black: int = 0,
+                   device=None) -> Rows:
+    """The robust panel over a plan, still as rows plus one gather.
+
+    Every band shows the same three rows, so with few distinct base rows each is
+    painted three times (once per band row) and band lines point at the copies;
+    with many, only the band lines are painted.
+    """
+    plan = full_width(xp, plan)
+    k = plan.rows.shape[0]
+    lit, inside = robust_columns(xp, geom, frame, device=device)
+    dtype = plan.rows.dtype
+    panel = lit * (white - black) + black
+    panel = panel.to(dtype) if X.is_torch(xp) else panel.astype(dtype)
+    mask = inside[None, :, None]
+    kinds_host = robust_line_kinds(geom)
+    band_lines = np.flatnonzero(kinds_host)
+    if 3 * k <= band_lines.size:
+        painted = [xp.where(mask, panel[j][None, :, None], plan.rows) for j in range(3)]
+        rows = X.concat(xp, [plan.rows] + painted, axis=0)
+        kinds = X.asarray(xp, kinds_host.tolist(), device=device)
+        index = plan.index + kinds * k
+    else:
+        lines = X.asarray(xp, band_lines.tolist(), device=device)
+        base = X.take_rows(xp, plan.rows, X.take_rows(xp, plan.index, lines))
+        which = X.asarray(xp, (kinds_host[band_lines] - 1).tolist(), device=device)
+        band = xp.where(mask, X.take_rows(xp, panel, which)[:, :, None], base)
+        rows = X.concat(xp, [plan.rows, band], axis=0)
+        pos = np.full(geom.height, -1, dtype=np.int64)
+        pos[band_lines] = np.arange(band_lines.size) + k
+        pos = X.asarray(xp, pos.tolist(), device=device)
+        index = xp.where(pos >= 0, pos, plan.index)
+    return Rows(rows, index, plan.width, plan.height)
+
+
 def decode_counter(image, geom: CounterGeometry, bit_depth: int | None = None,
                    threshold: float | None = None) -> int:
-    """Read the frame index from an ``(H, W[, C])`` image of a compat panel.
+    """Read the frame index from an ``(H, W[, C])`` image of a panel at exactly ``geom``.
 
-    Samples channel 0 at each cell centre; a sample above ``threshold`` is a 1.
-    The default threshold is half scale: of ``bit_depth`` when given, else of
-    the image dtype (uint8: 127.5, uint16: 32767.5, floats: 0.5).
+    Compat: samples channel 0 at each cell centre; a sample above ``threshold``
+    is a 1.  The default threshold is half scale: of ``bit_depth`` when given,
+    else of the image dtype (uint8: 127.5, uint16: 32767.5, floats: 0.5).
+
+    Robust: reads every band against its own reference cells and returns the
+    top-most band whose check code holds; raises ``ValueError`` when none does.
+    Captures that may be scaled, offset or torn go through ``core.decode``.
     """
     img = X.to_numpy(image)
+    if geom.layout == "robust":
+        from core.decode import read_robust_exact
+
+        return read_robust_exact(img, geom)
     if img.ndim == 3:
         img = img[..., 0]
     if threshold is None:

@@ -16,7 +16,15 @@ import math
 import numpy as np
 
 from core import xp as X
-from core.counter import DEFAULT_BITS, LAYOUTS, CounterGeometry, overlay_counter
+from core.counter import (
+    DEFAULT_BANDS,
+    DEFAULT_BITS,
+    LAYOUTS,
+    MAX_BANDS,
+    MIN_BANDS,
+    CounterGeometry,
+    overlay_counter,
+)
 from core.plan import Rows, apply_roi, materialize
 from core.registry import Ctx, Param, Pattern, Spec, make_spec, register
 
@@ -411,11 +419,17 @@ def _counter_base(ctx: Ctx, p):
 
 register(Pattern(
     "counter", "Timing", "Frame counter",
-    "Binary frame-counter panel (display-patterns compatible): one row of cells, MSB first, "
-    "lit = white; the frame wraps modulo 2**bits. Decode it from captures with `testcard decode`.",
+    "Binary frame-counter panel. compat (display-patterns compatible): one row of cells, MSB "
+    "first, lit = white. robust: bands of reference cells, a self-describing header and a "
+    "check code, repeated down the frame so torn frames show. The frame wraps modulo 2**bits. "
+    "Decode it from captures with `testcard decode`.",
     (
         Param("bits", "int", DEFAULT_BITS, "Counter bits (the count wraps at 2**bits)", 1, 31),
-        Param("layout", "choice", "compat", "Panel layout", choices=LAYOUTS),
+        Param("layout", "choice", "compat", "Panel layout: compat (display-patterns) or robust "
+              "(found and checked in real captures)", choices=LAYOUTS),
+        Param("gray", "bool", False, "Gray-code the index (robust layout)"),
+        Param("bands", "int", DEFAULT_BANDS, "Copies of the panel down the frame (robust layout)",
+              MIN_BANDS, MAX_BANDS),
     ),
     _counter_base,
     animates=lambda p: True,

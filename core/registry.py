@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core import xp as X
-from core.counter import DEFAULT_BITS, LAYOUTS, CounterGeometry
+from core.counter import DEFAULT_BITS, LAYOUTS, CounterGeometry, geometry_for
 from core.levels import Levels, parse_colour, parse_palette
 
 PARAM_KINDS = ("int", "float", "choice", "bool", "colour", "palette")
@@ -184,8 +184,7 @@ class Spec:
     def counter_geometry(self) -> CounterGeometry | None:
         """The panel's geometry, whether the pattern is the counter or it is overlaid."""
         if self.pattern == "counter":
-            p = self.param_dict
-            return CounterGeometry.compat(self.width, self.height, p["bits"])
+            return geometry_for(self.width, self.height, self.param_dict)
         if self.counter_bits is not None:
             return CounterGeometry.compat(self.width, self.height, self.counter_bits)
         return None
