@@ -1,0 +1,317 @@
+"""Regenerate the README's generated sections from the code they describe.
+
+    python -m app.docs            rewrite README.md in place
+    python -m app.docs --check    exit 1 when README.md is out of date (what the tests check)
+
+Sections (between ``<!-- section:NAME -->`` and ``<!-- /section:NAME -->``):
+``catalog`` from :func:`core.registry.catalog`, ``cli`` from :func:`app.cli.build_parser`
+(every command, nested ``bench`` commands included) and ``env`` from :data:`ENV_VARS`,
+which a test holds to the variables the code really reads.  Everything outside these
+markers is left alone.  Never imports Qt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+HINT = "run python -m app.docs"
+
+# name -> what it does.  Every variable the code reads is here (tests/core/test_docs.py).
+ENV_VARS: dict[str, str] = {
+    "TESTCARD_DECISION_CACHE": "The band-decision cache file (default: `decisions.json` in the user "
+                               "cache folder). Point it at a copy to try decisions without touching "
+                               "your own.",
+    "TESTCARD_RENDER_PATH": "Pin render paths (`numpy`, `torch-eager`, `torch-compiled`, "
+                            "`torch-cudagraphs`): `PATH` for every band, or comma-separated "
+                            "`BAND=PATH` items with band globs, first match wins, e.g. "
+                            "`counter@*=torch-compiled,*=numpy`. A pinned path that is not a "
+                            "candidate or cannot run here falls through to the cache, and the reason "
+                            "is recorded.",
+    "QT_QPA_PLATFORM": "Qt's window-system plugin: `xcb` (X11), `wayland`, or `offscreen` to run the "
+                       "app with no display (what the tests and `packaging/build` use).",
+    "CXX": "The C++ compiler for the `torch-compiled` path on CPU (Inductor); without one that path is "
+           "reported unavailable.",
+    "TORCHINDUCTOR_CACHE_DIR": "Where Inductor keeps compiled kernels between runs (torch's default: "
+                               "a folder under the system temp directory).",
+    "TORCHINDUCTOR_COMPILE_THREADS": "Inductor's compile workers. The bundle sets it to 1, since its "
+                                     "executable cannot act as a worker process.",
+    "XDG_DATA_HOME": "Where `testcard install-desktop` puts the menu entry and icons (default "
+                     "`~/.local/share`).",
+}
+
+
+# ------------------------------------------------------------------ sections
+def section_bounds(text: str, name: str) -> tuple[int, int]:
+    """Start and end offsets of the content between a section's markers."""
+    start, end = f"<!-- section:{name} -->", f"<!-- /section:{name} -->"
+    if text.count(start) != 1 or text.count(end) != 1:
+        raise ValueError(f"README needs exactly one {start} and one {end}")
+    i, j = text.index(start) + len(start), text.index(end)
+    if j < i:
+        raise ValueError(f"README: {end} comes before {start}")
+    return i, j
+
+
+def get_section(text: str, name: str) -> str:
+    i, j = section_bounds(text, name)
+    return text[i:j].strip("\n")
+
+
+def replace_section(text: str, name: str, body: str) -> str:
+    i, j = section_bounds(text, name)
+    return text[:i] + "\n" + body.strip("\n") + "\n" + text[j:]
+
+
+def _cell(text) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+# ------------------------------------------------------------------ catalog
+def catalog_markdown() -> str:
+    from core.registry import catalog
+
+    lines = ["### Catalog", "",
+             "Generated from the registry (`python -m app.docs`); `testcard patterns` prints the same "
+             "with every parameter's description.", "",
+             "| pattern | group | animates | parameters: default (range) | what it shows |",
+             "| --- | --- | --- | --- | --- |"]
+    for pat in catalog():
+        params = ", ".join(_param_summary(p) for p in pat.params) or "none"
+        lines.append(f"| `{pat.name}` | {pat.group} | {'yes' if pat.can_animate else ''} | "
+                     f"{_cell(params)} | {_cell(pat.description)} |")
+    return "\n".join(lines)
+
+
+def _param_summary(p) -> str:
+    default = p.default
+    if isinstance(default, bool):
+        default = "true" if default else "false"
+    out = f"`{p.name}` `{default}`"
+    if p.choices:
+        out += " (" + "/".join(map(str, p.choices)) + ")"
+    elif p.min is not None and p.max is not None:
+        out += f" ({p.min:g}..{p.max:g})"
+    return out
+
+
+# ------------------------------------------------------------------ CLI
+def _subparsers(parser: argparse.ArgumentParser):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {a.dest: a.help for a in action._choices_actions}
+            for name, sub in action.choices.items():
+                yield name, sub, helps.get(name) or ""
+
+
+def _metavar(action) -> str:
+    mv = action.metavar
+    if mv is None:
+        mv = action.dest if not action.option_strings else action.dest.upper()
+    if isinstance(mv, tuple):
+        mv = " ".join(mv)
+    if action.nargs == "?":
+        return f"[{mv}]"
+    if action.nargs == "*":
+        return f"[{mv} ...]"
+    if action.nargs == "+":
+        return f"{mv} [{mv} ...]"
+    return mv
+
+
+def _takes_value(action) -> bool:
+    return action.nargs != 0
+
+
+def _help(action, prog: str) -> str:
+    text = action.help or ""
+    if "%" in text:
+        try:
+            text = text % {**vars(action), "prog": prog}
+        except (KeyError, TypeError, ValueError):
+            pass
+    if action.choices and not isinstance(action, argparse._SubParsersAction):
+        text = (text + "; " if text else "") + "one of: " + ", ".join(map(str, action.choices))
+    return text
+
+
+def _default(action) -> str:
+    if action.required or not _takes_value(action) or action.default in (None, argparse.SUPPRESS):
+        return "required" if action.required else ""
+    if isinstance(action.default, list):
+        return "" if not action.default else ", ".join(map(str, action.default))
+    return str(action.default)
+
+
+def _argument(action) -> str:
+    if not action.option_strings:
+        return f"`{_metavar(action)}`"
+    names = ", ".join(f"`{o}`" for o in action.option_strings)
+    return f"{names} {_metavar(action)}" if _takes_value(action) else names
+
+
+def _arguments(parser) -> list:
+    return [a for a in parser._actions
+            if a.help != argparse.SUPPRESS and not isinstance(a, argparse._HelpAction)
+            and not isinstance(a, argparse._SubParsersAction)]
+
+
+def _synopsis(path: str, parser) -> str:
+    parts = [path]
+    for a in _arguments(parser):
+        if not a.option_strings:
+            parts.append(_metavar(a))
+        elif a.required:
+            parts.append(f"{a.option_strings[-1]} {_metavar(a)}")
+    if any(a.option_strings and not a.required for a in _arguments(parser)):
+        parts.append("[options]")
+    if any(True for _ in _subparsers(parser)):
+        parts.append("COMMAND ...")
+    return " ".join(parts)
+
+
+def cli_markdown(parser: argparse.ArgumentParser | None = None) -> str:
+    if parser is None:
+        from app.cli import build_parser
+
+        parser = build_parser()
+    lines = ["## Command line", "",
+             "Generated from the parser (`python -m app.docs`); `testcard COMMAND --help` says the same. "
+             "`testcard` with no command starts the app. Bad input prints one line on stderr and "
+             "exits 2.", ""]
+    commands = list(_walk(parser, "testcard"))
+    lines += ["| command | what it does |", "| --- | --- |"]
+    for path, _sub, helptext in commands:
+        lines.append(f"| [`{path}`](#{_anchor(path)}) | {_cell(helptext)} |")
+    top = _arguments(parser)
+    if top:
+        lines += ["", "Options of `testcard` itself: " + "; ".join(
+            f"{_argument(a)}: {_cell(_help(a, 'testcard'))}" for a in top) + "."]
+    for path, sub, helptext in commands:
+        lines += ["", f"### {path}", "", _cell(helptext[:1].upper() + helptext[1:]) + ".", "",
+                  f"    {_synopsis(path, sub)}", ""]
+        args = _arguments(sub)
+        if args:
+            lines += ["| argument | default | meaning |", "| --- | --- | --- |"]
+            for a in args:
+                lines.append(f"| {_argument(a)} | {_cell(_default(a))} | {_cell(_help(a, path))} |")
+        else:
+            lines.append("No arguments.")
+    return "\n".join(lines)
+
+
+def _walk(parser, path: str):
+    for name, sub, helptext in _subparsers(parser):
+        here = f"{path} {name}"
+        yield here, sub, helptext
+        yield from _walk(sub, here)
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to dashes."""
+    return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+
+
+# ------------------------------------------------------------------ environment
+def env_markdown() -> str:
+    lines = ["## Environment variables", "",
+             "Every path testcard writes can be moved with these; the tests point them all at "
+             "temporary folders. (Generated by `python -m app.docs`; a test fails when the code reads "
+             "a variable this table does not list.)", "",
+             "| variable | effect |", "| --- | --- |"]
+    for name, text in ENV_VARS.items():
+        lines.append(f"| `{name}` | {_cell(text)} |")
+    return "\n".join(lines)
+
+
+def source_files(root: Path = ROOT) -> list[Path]:
+    files = []
+    for folder in ("core", "app", "packaging"):
+        files += sorted((root / folder).rglob("*.py"))
+    # this module names every variable in ENV_VARS; it must not count as reading them
+    return [f for f in files if "__pycache__" not in f.parts and f.resolve() != Path(__file__).resolve()]
+
+
+def env_vars_in_source(files: Iterable[Path]) -> set[str]:
+    """Environment variables the code reads or sets: ``TESTCARD_*`` string constants anywhere,
+    and any literal name passed to ``os.environ``/``os.getenv``."""
+    found: set[str] = set()
+    for f in files:
+        tree = ast.parse(f.read_text(encoding="utf-8"), str(f))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and re.fullmatch(r"TESTCARD_[A-Z0-9_]+", node.value):
+                found.add(node.value)
+            elif isinstance(node, ast.Call) and _is_environ_call(node.func) and node.args \
+                    and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                found.add(node.args[0].value)
+            elif isinstance(node, ast.Subscript) and _is_environ(node.value) \
+                    and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+                found.add(node.slice.value)
+    return found
+
+
+def _is_environ(node) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr == "environ") or \
+        (isinstance(node, ast.Name) and node.id == "environ")
+
+
+def _is_environ_call(func) -> bool:
+    if isinstance(func, ast.Attribute) and func.attr == "getenv":
+        return True
+    return isinstance(func, ast.Attribute) and func.attr in ("get", "setdefault", "pop") \
+        and _is_environ(func.value)
+
+
+# ------------------------------------------------------------------ the README
+GENERATORS: dict[str, Callable[[], str]] = {
+    "catalog": catalog_markdown,
+    "cli": cli_markdown,
+    "env": env_markdown,
+}
+
+
+def regenerate(text: str) -> str:
+    for name, make in GENERATORS.items():
+        text = replace_section(text, name, make())
+    return text
+
+
+def stale_sections(text: str) -> list[str]:
+    new = regenerate(text)
+    return [n for n in GENERATORS if get_section(text, n) != get_section(new, n)]
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m app.docs", description=__doc__.split("\n\n")[0])
+    p.add_argument("--check", action="store_true", help="exit 1 when the README is out of date")
+    p.add_argument("readme", nargs="?", default=str(README), help="README to update (default: the repo's)")
+    args = p.parse_args(argv)
+    path = Path(args.readme)
+    text = path.read_text(encoding="utf-8")
+    undocumented = sorted(env_vars_in_source(source_files()) - set(ENV_VARS))
+    for name in undocumented:
+        print(f"app.docs: the code reads {name}: describe it in ENV_VARS in app/docs.py", file=sys.stderr)
+    if args.check:
+        stale = stale_sections(text)
+        if stale:
+            print(f"{path.name}: out of date: {', '.join(stale)} ({HINT})", file=sys.stderr)
+            return 1
+        return 1 if undocumented else 0
+    new = regenerate(text)
+    if new != text:
+        path.write_text(new, encoding="utf-8")
+        print(f"updated {path.name}: {', '.join(GENERATORS)}", file=sys.stderr)
+    else:
+        print(f"{path.name} is up to date", file=sys.stderr)
+    return 1 if undocumented else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
