@@ -1,0 +1,277 @@
+"""Captured frames in, one at a time: image sequences and video files.
+
+``open_capture(PATH)`` accepts a folder or a glob of PNG, TIFF (8- or 16-bit),
+JPEG or ``.npy`` files (taken in natural order: ``f2`` before ``f10``), a single
+such file, or a video (mp4, mov, mkv, ...; 8- or 10-bit) read through PyAV.
+``Capture.frames()`` is a generator: a long capture never sits in memory
+whole.  A frame that cannot be read comes out as a ``CapturedFrame`` with
+``image=None`` and ``error`` set, at its position, and reading goes on.
+
+Video frames come out as their luma plane (``(H, W)`` uint8, or uint16 holding
+10-bit codes) when the format has one, because the counter panel is black and
+white and skipping the colour conversion makes reading several times faster;
+other formats come out as RGB.  Images come out as ``(H, W, 3)`` RGB.
+"""
+
+from __future__ import annotations
+
+import glob as globmod
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+IMAGE_SUFFIXES = (".png", ".tif", ".tiff", ".jpg", ".jpeg", ".npy")
+VIDEO_SUFFIXES = (".mp4", ".mov", ".mkv", ".avi", ".webm", ".m4v", ".ts", ".mxf")
+GLOB_CHARS = set("*?[")
+
+
+@dataclass
+class CapturedFrame:
+    """One captured frame.  ``image`` is valid until the next frame is read (copy to keep)."""
+
+    position: int
+    timestamp: float | None
+    image: np.ndarray | None
+    name: str | None = None
+    error: str | None = None
+
+
+def natural_key(text: str):
+    """Sort key that orders embedded numbers by value: frame2 < frame10."""
+    return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", text)]
+
+
+class Capture:
+    """A source of captured frames.  Use ``frames()`` once; ``close()`` releases files."""
+
+    kind = "capture"
+
+    def __init__(self, source: str, fps: float | None = None):
+        self.source = source
+        self.fps = fps
+        self.count: int | None = None
+        self.manifest_path: Path | None = None
+
+    def frames(self) -> Iterator[CapturedFrame]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def describe(self) -> dict:
+        return {"source": self.source, "kind": self.kind, "count": self.count, "fps": self.fps}
+
+
+class ImageSequence(Capture):
+    kind = "images"
+
+    def __init__(self, source: str, files: list[Path], fps: float | None = None):
+        super().__init__(source, fps)
+        self.files = files
+        self.count = len(files)
+        from core.imageio import sidecar_path
+
+        for f in files[:1]:
+            if sidecar_path(f).exists():
+                self.manifest_path = sidecar_path(f)
+
+    def frames(self) -> Iterator[CapturedFrame]:
+        for pos, path in enumerate(self.files):
+            ts = pos / self.fps if self.fps else None
+            try:
+                image = read_image(path)
+            except ValueError as exc:
+                yield CapturedFrame(pos, ts, None, path.name, str(exc))
+                continue
+            yield CapturedFrame(pos, ts, image, path.name)
+
+
+def read_image(path) -> np.ndarray:
+    """One capture file as (H, W, 3) numbers; ``ValueError`` naming the file when it cannot be."""
+    from core.imageio import read_frame
+
+    p = Path(path)
+    try:
+        arr = read_frame(p)
+    except ValueError:
+        raise
+    except Exception as exc:  # a decoder library failing on a damaged file
+        raise ValueError(f"cannot read {p.name}: {exc}") from None
+    return as_image(arr, p.name)
+
+
+def as_image(arr, name: str = "frame") -> np.ndarray:
+    """Check an array is an image the decoder can sample: (H, W) or (H, W, 1|3|4), real numbers."""
+    arr = np.asarray(arr)
+    if arr.dtype.kind == "b":
+        arr = arr.astype(np.uint8)
+    if arr.dtype.kind not in "uif":
+        raise ValueError(f"cannot read {name}: {arr.dtype} is not an image sample type")
+    if arr.ndim == 3 and arr.shape[2] in (3, 4):
+        arr = arr[..., :3]
+    elif arr.ndim == 3 and arr.shape[2] == 1:
+        arr = arr[..., 0]
+    elif arr.ndim != 2:
+        raise ValueError(f"cannot read {name}: expected an image, got an array of shape {arr.shape}")
+    if arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise ValueError(f"cannot read {name}: empty image {arr.shape}")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        arr = np.nan_to_num(arr, nan=0.0, posinf=0.0, neginf=0.0)
+    return arr
+
+
+class VideoCapture(Capture):
+    kind = "video"
+
+    def __init__(self, path: Path, fps: float | None = None):
+        import av
+
+        super().__init__(str(path), fps)
+        self.path = path
+        try:
+            self._container = av.open(str(path))
+        except Exception as exc:
+            raise ValueError(f"cannot open video {path.name}: {_av_message(exc)}") from None
+        if not self._container.streams.video:
+            self._container.close()
+            raise ValueError(f"{path.name} has no video stream")
+        stream = self._container.streams.video[0]
+        stream.thread_type = "AUTO"
+        self._stream = stream
+        self.count = int(stream.frames) or None
+        rate = stream.average_rate or stream.guessed_rate
+        if self.fps is None and rate:
+            self.fps = float(rate)
+        self.codec = stream.codec_context.name
+        self.pix_fmt = stream.codec_context.pix_fmt
+        from core.imageio import sidecar_path
+
+        if sidecar_path(path).exists():
+            self.manifest_path = sidecar_path(path)
+
+    def describe(self) -> dict:
+        return dict(super().describe(), codec=self.codec, pix_fmt=self.pix_fmt)
+
+    def frames(self) -> Iterator[CapturedFrame]:
+        pos = 0
+        fallback_dt = 1.0 / self.fps if self.fps else None
+        try:
+            packets = self._container.demux(self._stream)
+            while True:
+                try:
+                    packet = next(packets)
+                except StopIteration:
+                    break
+                except Exception as exc:  # damaged container: report and stop reading
+                    yield CapturedFrame(pos, None, None, None, f"reading stopped: {_av_message(exc)}")
+                    break
+                try:
+                    decoded = packet.decode()
+                except Exception as exc:  # a damaged packet: one unreadable frame, go on
+                    yield CapturedFrame(pos, _packet_time(packet), None, None,
+                                        f"undecodable video data: {_av_message(exc)}")
+                    pos += 1
+                    continue
+                for frame in decoded:
+                    ts = frame.time
+                    if ts is None and fallback_dt:
+                        ts = pos * fallback_dt
+                    try:
+                        image = video_frame_array(frame)
+                    except Exception as exc:
+                        yield CapturedFrame(pos, ts, None, None, f"cannot convert frame: {exc}")
+                    else:
+                        yield CapturedFrame(pos, ts, image, None)
+                    pos += 1
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        try:
+            self._container.close()
+        except Exception:  # already closed
+            pass
+
+
+def _packet_time(packet) -> float | None:
+    try:
+        return float(packet.pts * packet.time_base) if packet.pts is not None else None
+    except Exception:
+        return None
+
+
+def _av_message(exc) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0][:200]
+
+
+_LUMA_PREFIXES = ("yuv", "yuvj", "nv12", "nv21", "nv16", "gray", "p010", "p016", "gbrp")
+
+
+def video_frame_array(frame) -> np.ndarray:
+    """The luma (or green) plane as ``(H, W)`` when the format is planar, else RGB ``(H, W, 3)``.
+
+    The plane is a view of the frame's memory: no colour conversion, no copy.
+    """
+    fmt = frame.format
+    name = fmt.name
+    if name.startswith(_LUMA_PREFIXES) and fmt.components:
+        depth = fmt.components[0].bits
+        if depth <= 8:
+            dt = np.dtype(np.uint8)
+        else:
+            dt = np.dtype(">u2" if name.endswith("be") else "<u2")
+        plane = frame.planes[0]
+        stride = plane.line_size // dt.itemsize
+        arr = np.frombuffer(plane, dtype=dt, count=stride * plane.height)
+        arr = arr.reshape(plane.height, stride)[:, : plane.width]
+        if name.startswith(("p010", "p016")):  # MSB-aligned 10-bit
+            arr = arr >> 6 if name.startswith("p010") else arr
+        return arr
+    high = any(c.bits > 8 for c in fmt.components)
+    return frame.to_ndarray(format="rgb48le" if high else "rgb24")
+
+
+def open_capture(path, capture_fps: float | None = None) -> Capture:
+    """A capture from a folder, a glob, one image, or a video file.
+
+    Raises ``ValueError`` with one clear sentence for a path that does not
+    exist, an empty folder, a glob that matches nothing, an unsupported file
+    type or a video that cannot be opened.
+    """
+    if capture_fps is not None and not capture_fps > 0:
+        raise ValueError(f"capture rate must be above 0 frames/s, got {capture_fps}")
+    text = str(path)
+    p = Path(text)
+    if not p.exists() and GLOB_CHARS & set(text):
+        files = [Path(f) for f in globmod.glob(text) if Path(f).is_file()
+                 and Path(f).suffix.lower() in IMAGE_SUFFIXES]
+        if not files:
+            raise ValueError(f"no image files match {text}")
+        files.sort(key=lambda f: natural_key(str(f)))
+        return ImageSequence(text, files, capture_fps)
+    if not p.exists():
+        raise ValueError(f"{text} does not exist")
+    if p.is_dir():
+        files = [f for f in p.iterdir() if f.is_file() and not f.name.startswith(".")
+                 and f.suffix.lower() in IMAGE_SUFFIXES]
+        if not files:
+            raise ValueError(f"no image files ({', '.join(IMAGE_SUFFIXES)}) in folder {text}")
+        files.sort(key=lambda f: natural_key(f.name))
+        return ImageSequence(text, files, capture_fps)
+    suffix = p.suffix.lower()
+    if suffix in IMAGE_SUFFIXES:
+        return ImageSequence(text, [p], capture_fps)
+    if suffix in VIDEO_SUFFIXES:
+        return VideoCapture(p, capture_fps)
+    raise ValueError(f"{p.name}: unsupported file type (images: {', '.join(IMAGE_SUFFIXES)}; "
+                     f"video: {', '.join(VIDEO_SUFFIXES)})")

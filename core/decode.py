@@ -1,0 +1,464 @@
+"""Reading counter panels from captured frames, one frame at a time.
+
+``CaptureDecoder`` is a generator over a capture's frames that yields one
+``FrameResult`` per frame, so a command line can draw progress and a GUI
+worker can stop between frames.  Each result has a status:
+
+* ``ok``: the panel was read; ``index`` is the frame number it shows;
+* ``torn``: the robust panel's bands show different (each checked) indices:
+  the frame was scanned out across a buffer swap; ``indices`` lists them top to
+  bottom and ``index`` is the top one;
+* ``undecodable``: no panel could be read (or, for the compat layout, a cell
+  sat too close to the threshold to trust);
+* ``unreadable``: the file or video data for this position could not be read.
+
+The robust layout is recognised by itself (its header carries the bit count
+and Gray flag); a manifest, when given or found beside the capture, tells
+where to look first.  Without a robust panel in the first frames, the compat
+layout is read at ``bits`` (default: the counter's default), assuming the
+capture shows the whole frame.  A robust read is only reported when the
+check code holds, so a misread is ``undecodable``, never a wrong index; the
+compat layout has no check and its confidence is only the cells' margins.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from core.counter import DEFAULT_BITS, MAX_BITS, MIN_BITS, CounterGeometry
+from core.locate import Location, RobustSampler, hint_bands, locate
+
+STATUSES = ("ok", "undecodable", "torn", "unreadable")
+LOOKAHEAD = 8          # frames searched for a robust panel before settling on compat
+MAX_BACKOFF = 64       # most frames between searches while a panel cannot be found
+COMPAT_MIN_MARGIN = 0.15
+
+
+@dataclass(frozen=True)
+class FrameResult:
+    position: int
+    timestamp: float | None
+    index: int | None
+    status: str
+    confidence: float
+    indices: tuple[int, ...] = ()
+    name: str | None = None
+    note: str | None = None
+
+    def to_dict(self) -> dict:
+        d = {"position": self.position,
+             "timestamp": None if self.timestamp is None else round(float(self.timestamp), 6),
+             "index": self.index, "status": self.status, "confidence": round(float(self.confidence), 3)}
+        if self.status == "torn":
+            d["indices"] = list(self.indices)
+        if self.name is not None:
+            d["name"] = self.name
+        if self.note:
+            d["note"] = self.note
+        return d
+
+
+def load_manifest(path) -> CounterGeometry:
+    """The counter geometry from a sidecar manifest; ``ValueError`` when it has none."""
+    p = Path(path)
+    try:
+        doc = json.loads(p.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read manifest {p.name}: {exc}") from None
+    counter = doc.get("counter") if isinstance(doc, dict) else None
+    if not isinstance(counter, dict):
+        raise ValueError(f"manifest {p.name} describes no counter panel")
+    try:
+        return CounterGeometry.from_dict(counter)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"manifest {p.name}: bad counter geometry ({exc})") from None
+
+
+# ---------------------------------------------------------------- compat
+class CompatSampler:
+    """The compat row of cells in a capture of the whole frame (scaled to the capture's size)."""
+
+    def __init__(self, geom: CounterGeometry, width: int, height: int):
+        sx, sy = width / geom.width, height / geom.height
+        self.bits = geom.bits
+        cx = (geom.pad_x + (np.arange(geom.bits) + 0.5) * geom.cell_w) * sx
+        cy = (geom.pad_y + 0.5 * geom.cell_h) * sy
+        dx = np.array([-0.2, 0.0, 0.2]) * geom.cell_w * sx
+        dy = np.array([-0.2, 0.0, 0.2]) * geom.cell_h * sy
+        xs = (cx[:, None, None] + dx[None, None, :]) + 0 * dy[None, :, None]
+        ys = (cy + dy)[None, :, None] + 0 * xs
+        self.xs = np.clip(np.floor(xs), 0, width - 1).astype(np.intp).ravel()
+        self.ys = np.clip(np.floor(ys), 0, height - 1).astype(np.intp).ravel()
+
+    def read(self, image: np.ndarray, bit_depth: int | None = None) -> tuple[int, float]:
+        """(index, margin): margin is the closest cell's distance from the threshold / threshold."""
+        v = image[self.ys, self.xs]
+        if v.ndim == 2:
+            v = v.mean(axis=1, dtype=np.float64)
+        v = v.astype(np.float64).reshape(self.bits, 9).mean(axis=1)
+        if image.dtype.kind == "f":
+            thr = 0.5
+        elif bit_depth is not None:
+            thr = ((1 << bit_depth) - 1) / 2.0
+        else:
+            # code values may sit in a wider container (10-bit in uint16): judge by the brightest cell
+            top = int(v.max()) if v.size else 0
+            depth = min(max(8, top.bit_length()), image.dtype.itemsize * 8)
+            thr = ((1 << depth) - 1) / 2.0
+        bits = v > thr
+        index = int(bits.astype(np.int64) @ (np.int64(1) << np.arange(self.bits - 1, -1, -1, dtype=np.int64)))
+        margin = float(np.abs(v - thr).min() / thr) if thr > 0 else 0.0
+        return index, margin
+
+
+# ---------------------------------------------------------------- one frame
+@dataclass
+class Reading:
+    status: str
+    index: int | None
+    confidence: float
+    indices: tuple[int, ...] = ()
+    note: str | None = None
+
+
+class PanelReader:
+    """Reads panels frame after frame, remembering where the panel is.
+
+    ``hint``: a manifest's geometry (robust: where to look first; compat: the
+    row to read).  ``bits``: the compat layout's bit count when there is no
+    compat hint.  The layout is settled by ``settle`` (robust when a robust
+    panel is found) before ``read`` is called.
+    """
+
+    def __init__(self, hint: CounterGeometry | None = None, bits: int | None = None):
+        if bits is not None and not MIN_BITS <= int(bits) <= MAX_BITS:
+            raise ValueError(f"counter bits must be {MIN_BITS}..{MAX_BITS}, got {bits}")
+        self.hint = hint
+        self.compat_bits = int(bits) if bits is not None else (
+            hint.bits if hint is not None and hint.layout == "compat" else DEFAULT_BITS)
+        self.layout: str | None = None
+        if hint is not None and hint.layout == "compat":
+            self.layout = "compat"
+        self.location: Location | None = None
+        self.header: tuple[int, bool] | None = None   # (bits, gray) of the robust panel
+        self.searches = 0
+        self._wait = 0
+        self._backoff = 1
+        self._compat: dict[tuple[int, int], CompatSampler] = {}
+        self._compat_prev: int | None = None
+
+    # -- layout
+    @property
+    def bits(self) -> int:
+        if self.layout == "robust" and self.header is not None:
+            return self.header[0]
+        return self.compat_bits
+
+    @property
+    def gray(self) -> bool:
+        return bool(self.header[1]) if self.header is not None else False
+
+    @property
+    def modulus(self) -> int:
+        return 1 << self.bits
+
+    def search(self, image: np.ndarray) -> bool:
+        """Look for the robust panel in this image (hint first); True when found."""
+        self.searches += 1
+        loc = locate(image, self.header, self.hint)
+        if loc is None:
+            return False
+        self.location = loc
+        self.header = (loc.bits, loc.gray)
+        self.layout = "robust"
+        return True
+
+    def settle(self, layout: str) -> None:
+        self.layout = layout
+
+    def robust_expected(self) -> bool:
+        return self.hint is not None and self.hint.layout == "robust"
+
+    # -- frames
+    def read(self, image: np.ndarray) -> Reading:
+        if self.layout == "compat":
+            return self._read_compat(image)
+        return self._read_robust(image)
+
+    def _read_compat(self, image: np.ndarray) -> Reading:
+        reading = self._compat_reading(image)
+        if self.hint is not None:
+            return reading
+        # Settled on compat only for want of a robust panel.  A capture may open on
+        # something else before the counter is shown, so look for a robust panel
+        # again whenever the compat reading stops looking like a running counter
+        # (unreadable, or a jump), backing off while none is found.
+        prev, self._compat_prev = self._compat_prev, reading.index
+        plausible = reading.index is not None and (
+            prev is None or (reading.index - prev) % (1 << self.compat_bits) <= 8)
+        if plausible:
+            self._backoff, self._wait = 1, 0
+            return reading
+        if self._wait > 0:
+            self._wait -= 1
+            return reading
+        if self.search(image):
+            robust = self._robust_at(self.location, image)
+            if robust is not None:
+                self._backoff, self._wait = 1, 0
+                return robust
+        self.layout = "compat"
+        self._wait = self._backoff
+        self._backoff = min(2 * self._backoff, MAX_BACKOFF)
+        return reading
+
+    def _compat_reading(self, image: np.ndarray) -> Reading:
+        h, w = image.shape[:2]
+        sampler = self._compat.get((w, h))
+        if sampler is None:
+            geom = self.hint if self.hint is not None and self.hint.layout == "compat" else None
+            if geom is None or geom.bits != self.compat_bits:
+                try:
+                    geom = CounterGeometry.compat(w, h, self.compat_bits)
+                except ValueError as exc:
+                    return Reading("undecodable", None, 0.0, note=str(exc))
+            sampler = self._compat.setdefault((w, h), CompatSampler(geom, w, h))
+        index, margin = sampler.read(image)
+        if margin < COMPAT_MIN_MARGIN:
+            return Reading("undecodable", None, margin, note="cells too close to the threshold")
+        return Reading("ok", index, min(1.0, margin))
+
+    def _read_robust(self, image: np.ndarray) -> Reading:
+        h, w = image.shape[:2]
+        loc = self.location
+        if loc is not None and (loc.width, loc.height) == (w, h):
+            reading = self._robust_at(loc, image)
+            if reading is not None:
+                self._backoff, self._wait = 1, 0
+                return reading
+        # lost (or never found at this size): search again, backing off while it keeps failing
+        if self._wait > 0:
+            self._wait -= 1
+            return Reading("undecodable", None, 0.0, note="no panel found")
+        if self.search(image):
+            reading = self._robust_at(self.location, image)
+            if reading is not None:
+                self._backoff, self._wait = 1, 0
+                return reading
+        self._wait = self._backoff
+        self._backoff = min(2 * self._backoff, MAX_BACKOFF)
+        return Reading("undecodable", None, 0.0, note="no panel found")
+
+    def _robust_at(self, loc: Location, image: np.ndarray) -> Reading | None:
+        reads = loc.sampler.read(image, self.header)
+        good = [r for r in reads if r.index is not None]
+        if not good:
+            return None
+        indices: list[int] = []
+        for r in good:
+            if not indices or indices[-1] != r.index:
+                indices.append(r.index)
+        conf = min(r.confidence for r in good)
+        if len(set(indices)) > 1:
+            return Reading("torn", indices[0], conf, tuple(indices))
+        note = None if len(good) == len(reads) else f"{len(good)} of {len(reads)} bands read"
+        return Reading("ok", indices[0], conf, (indices[0],), note)
+
+
+def read_robust_exact(image: np.ndarray, geom: CounterGeometry) -> int:
+    """The top-most checked index of a robust panel at exactly ``geom`` (no search)."""
+    img = np.asarray(image)
+    h, w = img.shape[:2]
+    reads = RobustSampler(hint_bands(geom, w, h), w, h).read(img)
+    for r in reads:
+        if r.index is not None:
+            return r.index
+    raise ValueError(f"no band of the robust panel reads ({reads[0].why if reads else 'no bands'})")
+
+
+# ---------------------------------------------------------------- a whole capture
+@dataclass
+class CaptureDecoder:
+    """Iterate to decode every frame of ``frames`` (``CapturedFrame`` objects) in order.
+
+    After (or during) iteration: ``layout``, ``bits``, ``gray``, ``modulus``,
+    ``location`` describe what was found; ``results`` holds what was yielded.
+    """
+
+    frames: Iterable
+    hint: CounterGeometry | None = None
+    bits: int | None = None
+    keep_results: bool = True
+    reader: PanelReader = field(init=False)
+    results: list[FrameResult] = field(init=False, default_factory=list)
+
+    def __post_init__(self):
+        self.reader = PanelReader(self.hint, self.bits)
+
+    @property
+    def layout(self) -> str | None:
+        return self.reader.layout
+
+    @property
+    def modulus(self) -> int:
+        return self.reader.modulus
+
+    def describe(self) -> dict:
+        r = self.reader
+        d = {"layout": r.layout, "bits": r.bits, "gray": r.gray if r.layout == "robust" else None,
+             "searches": r.searches}
+        if r.location is not None:
+            d["panel"] = r.location.to_dict()
+        return d
+
+    def __iter__(self) -> Iterator[FrameResult]:
+        for res in self._decode():
+            if self.keep_results:
+                self.results.append(res)
+            yield res
+
+    def _decode(self) -> Iterator[FrameResult]:
+        reader = self.reader
+        pending: list = []   # frames held back while the layout is not yet known
+        if reader.layout is None and reader.robust_expected():
+            reader.settle("robust")
+        for cf in self.frames:
+            if cf.image is None:
+                item = (cf, None)
+            else:
+                item = (cf, cf.image)
+            if reader.layout is not None:
+                yield from self._flush(pending)
+                pending = []
+                yield self._one(*item)
+                continue
+            if item[1] is not None and reader.search(item[1]):
+                yield from self._flush(pending)
+                pending = []
+                yield self._one(*item)
+                continue
+            # keep a private copy: a video frame's buffer is reused by the next frame
+            pending.append((cf, None if item[1] is None else np.array(item[1], copy=True)))
+            if sum(1 for _, im in pending if im is not None) >= LOOKAHEAD:
+                reader.settle("compat")
+        if reader.layout is None:
+            reader.settle("compat")
+        yield from self._flush(pending)
+
+    def _flush(self, pending) -> Iterator[FrameResult]:
+        if self.reader.layout is None and pending:
+            self.reader.settle("compat")
+        for cf, image in pending:
+            yield self._one(cf, image)
+
+    def _one(self, cf, image) -> FrameResult:
+        if image is None:
+            return FrameResult(cf.position, cf.timestamp, None, "unreadable", 0.0, name=cf.name,
+                               note=cf.error or "unreadable")
+        try:
+            r = self.reader.read(image)
+        except (ValueError, IndexError, TypeError) as exc:  # an image the sampler cannot use
+            return FrameResult(cf.position, cf.timestamp, None, "undecodable", 0.0, name=cf.name,
+                               note=f"cannot sample this frame: {exc}")
+        return FrameResult(cf.position, cf.timestamp, r.index, r.status, r.confidence, r.indices,
+                           cf.name, r.note)
+
+
+# ---------------------------------------------------------------- a decode job (CLI and GUI)
+@dataclass(frozen=True)
+class DecodeRequest:
+    """What to decode; built on the caller's thread, handed to whoever does the work."""
+
+    path: str
+    manifest: str | None = None
+    bits: int | None = None
+    capture_fps: float | None = None
+
+
+class DecodeJob:
+    """Open a capture and decode it frame by frame: iterate for ``FrameResult`` objects,
+    then ``report()`` for the whole document.  Stopping early is just not iterating
+    further (``report(cancelled=True)`` then covers the frames decoded so far).
+
+    Raises ``ValueError`` (one clear sentence) for bad input before any work.
+    """
+
+    def __init__(self, request: DecodeRequest, frames: Iterable | None = None):
+        from core.capture import open_capture
+
+        self.request = request
+        if request.bits is not None and not MIN_BITS <= int(request.bits) <= MAX_BITS:
+            raise ValueError(f"--bits must be {MIN_BITS}..{MAX_BITS}, got {request.bits}")
+        self.manifest_used: str | None = None
+        self.notes: list[str] = []
+        hint = None
+        if request.manifest:
+            hint = load_manifest(request.manifest)
+            self.manifest_used = str(request.manifest)
+        self.capture = None
+        if frames is None:
+            self.capture = open_capture(request.path, request.capture_fps)
+            if hint is None and self.capture.manifest_path is not None:
+                try:
+                    hint = load_manifest(self.capture.manifest_path)
+                    self.manifest_used = str(self.capture.manifest_path)
+                except ValueError as exc:
+                    self.notes.append(f"sidecar ignored: {exc}")
+            frames = self.capture.frames()
+        self.total: int | None = self.capture.count if self.capture is not None else None
+        self.fps: float | None = request.capture_fps or (self.capture.fps if self.capture else None)
+        self.decoder = CaptureDecoder(frames, hint, request.bits)
+        self._started = False
+
+    def __iter__(self) -> Iterator[FrameResult]:
+        if self._started:
+            raise RuntimeError("a decode job runs once")
+        self._started = True
+        try:
+            yield from self.decoder
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self.capture is not None:
+            self.capture.close()
+
+    @property
+    def results(self) -> list[FrameResult]:
+        return self.decoder.results
+
+    def analysis(self):
+        from core.sequence import analyse
+
+        return analyse(self.results, self.decoder.modulus, self.fps)
+
+    def report(self, cancelled: bool = False) -> dict:
+        """The whole document: source, capture, decoder, frames, summary, events."""
+        seq = self.analysis()
+        doc = {
+            "testcard_decode": 1,
+            "source": self.request.path,
+            "capture": self.capture.describe() if self.capture is not None else None,
+            "manifest": self.manifest_used,
+            "decoder": self.decoder.describe(),
+            "cancelled": bool(cancelled),
+            "frames": [r.to_dict() for r in self.results],
+            "summary": dict(seq.summary, layout=self.decoder.layout, bits=self.decoder.reader.bits),
+            "events": seq.events,
+        }
+        if self.notes:
+            doc["notes"] = list(self.notes)
+        return doc
+
+
+def decode_path(path, manifest=None, bits=None, capture_fps=None) -> dict:
+    """Decode a whole capture synchronously and return the report document."""
+    job = DecodeJob(DecodeRequest(str(path), manifest, bits, capture_fps))
+    for _ in job:
+        pass
+    return job.report()

@@ -1,0 +1,457 @@
+"""Finding the robust counter panel in a capture, and reading it once found.
+
+A capture may show the frame scaled (about 0.25x to 2x, not necessarily the
+same factor across and down), offset by any fraction of a pixel, cropped,
+blurred, noisy and compressed.  The robust band's top clock row (white, black,
+..., white over ``cells`` cells) and bottom clock row (the same, inverted) are
+what the search looks for: on every line it thresholds at the line's own
+mid-level, finds runs of equally spaced rising edges, fits the cell pitch and
+left edge to the rising and falling edges together (so a threshold that sits
+off the true mid-level, which widens white runs and narrows black ones,
+cancels out), groups lines into rows and pairs each top row with the bottom
+row two cell heights below it.  A band is accepted once its header and check
+code read correctly; the data row sits half-way between its two clock rows.
+
+Coordinates here are continuous: pixel ``j`` covers ``[j, j+1)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from core.counter import (
+    CHECK_BITS,
+    HEADER_BITS,
+    ROBUST_VERSION,
+    CounterGeometry,
+    crc16,
+    gray_decode,
+    parse_header,
+    robust_cells,
+)
+
+MIN_CELLS = robust_cells(1)[1]          # the narrowest robust band (1-bit counter)
+MIN_RISING = (MIN_CELLS + 1) // 2       # white cells in its top clock row
+MIN_MARGIN = 0.1                        # a data cell this close to its threshold is not trusted
+SAMPLE_DX = (-0.25, 0.0, 0.25)          # sample points inside a cell, as fractions of its size
+SAMPLE_DY = (-0.2, 0.0, 0.2)
+
+
+@dataclass(frozen=True)
+class Band:
+    """One band in capture coordinates."""
+
+    x0: float        # left edge of cell 0
+    pitch: float     # cell width
+    cells: int       # cells per row (odd)
+    y_top: float     # centre line of the top clock row
+    y_bottom: float  # centre line of the bottom clock row
+
+    @property
+    def row_h(self) -> float:
+        return (self.y_bottom - self.y_top) / 2.0
+
+    @property
+    def y_data(self) -> float:
+        return (self.y_top + self.y_bottom) / 2.0
+
+    def to_dict(self) -> dict:
+        return {"x0": round(self.x0, 2), "pitch": round(self.pitch, 3), "cells": self.cells,
+                "y_top": round(self.y_top, 2), "y_bottom": round(self.y_bottom, 2)}
+
+
+@dataclass
+class BandRead:
+    """One band read from one frame: ``index`` is None unless header and check code hold."""
+
+    index: int | None
+    confidence: float
+    bits: int | None = None
+    gray: bool | None = None
+    why: str = ""
+
+
+class RobustSampler:
+    """Sample points for a set of bands in captures of one size, read as one gather.
+
+    Nine points per cell (a 3x3 grid over the cell's middle) average away noise
+    and compression ringing; points are stored sample-major so the average is
+    a sum of contiguous rows.
+    """
+
+    def __init__(self, bands: list[Band], width: int, height: int):
+        self.bands = list(bands)
+        self.width, self.height = width, height
+        m = self.bands[0].cells
+        if any(b.cells != m for b in self.bands):
+            raise ValueError("bands of one panel must have the same number of cells")
+        self.cells = m
+        ys, xs = [], []
+        for b in self.bands:
+            cx = b.x0 + (np.arange(m) + 0.5) * b.pitch
+            for yc in (b.y_top, b.y_data, b.y_bottom):
+                for dy in SAMPLE_DY:
+                    for dx in SAMPLE_DX:
+                        xs.append(cx + dx * b.pitch)
+                        ys.append(np.full(m, yc + dy * b.row_h))
+        nb = len(self.bands)
+        # (band, row, sample, cell) -> (sample, band, row, cell)
+        xs = np.asarray(xs).reshape(nb, 3, 9, m).transpose(2, 0, 1, 3)
+        ys = np.asarray(ys).reshape(nb, 3, 9, m).transpose(2, 0, 1, 3)
+        self.xs = np.clip(np.floor(xs), 0, width - 1).astype(np.intp).ravel()
+        self.ys = np.clip(np.floor(ys), 0, height - 1).astype(np.intp).ravel()
+        self._flat: dict[tuple, np.ndarray] = {}
+        self.polarity = np.where(np.arange(m) % 2 == 0, 1.0, -1.0).astype(np.float32)
+        self._weights = {n: np.int64(1) << np.arange(n - 1, -1, -1, dtype=np.int64)
+                         for n in (m, m - 1) if n > 0}
+
+    def _gather(self, image: np.ndarray) -> np.ndarray:
+        if image.flags.c_contiguous:
+            flat = image.reshape(-1)
+            ch = image.shape[2] if image.ndim == 3 else 1
+            key = (ch,)
+            idx = self._flat.get(key)
+            if idx is None:
+                idx = self._flat.setdefault(key, (self.ys * self.width + self.xs) * ch)
+            if ch == 1:
+                return flat[idx].astype(np.float32)
+            v = flat[idx].astype(np.float32)
+            for c in range(1, min(ch, 3)):
+                v += flat[idx + c]
+            return v
+        v = image[self.ys, self.xs]
+        if v.ndim == 2:
+            return v[:, :3].sum(axis=1, dtype=np.float32)
+        return v.astype(np.float32)
+
+    def levels(self, image: np.ndarray) -> np.ndarray:
+        """Level at every cell (sum over samples and channels): (bands, 3 rows, cells) float32."""
+        if image.shape[0] != self.height or image.shape[1] != self.width:
+            raise ValueError("this image is not the size the panel was found in")
+        v = self._gather(image).reshape(9, -1).sum(axis=0)
+        return v.reshape(len(self.bands), 3, self.cells)
+
+    def read(self, image: np.ndarray, expect: tuple[int, bool] | None = None) -> list[BandRead]:
+        """Read every band; ``expect`` = (bits, gray) refuses bands whose header differs."""
+        lv = self.levels(image)
+        top, data, bottom = lv[:, 0], lv[:, 1], lv[:, 2]
+        amp = (top - bottom) * self.polarity * 0.5          # half the local white-black span
+        thr = (top + bottom) * 0.5
+        med = np.median(amp, axis=1)
+        white = np.median(np.maximum(top, bottom), axis=1)
+        present = (med > 0) & (med > 0.1 * white)
+        refs_ok = amp.min(axis=1) >= 0.25 * med
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rel = (data - thr) / amp
+        rel = np.nan_to_num(rel, nan=0.0)
+        ones = rel > 0
+        if expect is not None:
+            ns = [HEADER_BITS + expect[0] + CHECK_BITS]
+            if ns[0] not in self._weights:
+                return [BandRead(None, 0.0, why="a panel of another size") for _ in self.bands]
+        else:
+            ns = [n for n in self._weights if 1 <= n - HEADER_BITS - CHECK_BITS <= 31]
+        cand = {n: ((ones[:, :n].astype(np.int64) @ self._weights[n]).tolist(),
+                    np.abs(rel[:, :n]).min(axis=1).tolist()) for n in ns}
+        out = []
+        for b in range(lv.shape[0]):
+            if not present[b]:
+                out.append(BandRead(None, 0.0, why="no panel here"))
+                continue
+            if not refs_ok[b]:
+                out.append(BandRead(None, 0.0, why="reference cells missing"))
+                continue
+            out.append(_read_band(cand, b, expect))
+        return out
+
+
+_WORD_CACHE: dict[tuple[int, int], tuple[int | None, int, bool, str]] = {}
+
+
+def _check_word(word: int, n: int) -> tuple[int | None, int, bool, str]:
+    """(index or None, bits, gray, why) for a data row's n-bit word."""
+    hit = _WORD_CACHE.get((word, n))
+    if hit is not None:
+        return hit
+    bits = n - HEADER_BITS - CHECK_BITS
+    header = word >> (bits + CHECK_BITS)
+    version, hbits, gray = parse_header(header)
+    if version != ROBUST_VERSION or hbits != bits:
+        res = (None, bits, gray, "header does not match the band")
+    else:
+        message = word >> CHECK_BITS
+        if crc16(message, HEADER_BITS + bits) != word & 0xFFFF:
+            res = (None, bits, gray, "check code failed")
+        else:
+            code = message & ((1 << bits) - 1)
+            res = (gray_decode(code) if gray else code, bits, gray, "")
+    if len(_WORD_CACHE) > 4096:
+        _WORD_CACHE.clear()
+    _WORD_CACHE[(word, n)] = res
+    return res
+
+
+def _read_band(cand: dict, b: int, expect) -> BandRead:
+    best = None
+    for n, (words, margins) in cand.items():
+        index, bits, gray, why = _check_word(words[b], n)
+        margin = margins[b]
+        if index is None:
+            best = best or BandRead(None, max(0.0, min(1.0, margin)), why=why)
+            continue
+        if expect is not None and (bits, gray) != expect:
+            return BandRead(None, 0.0, bits, gray, "header differs from the rest of the capture")
+        if margin < MIN_MARGIN:
+            return BandRead(None, margin, bits, gray, "cells too close to their reference levels")
+        return BandRead(index, min(1.0, margin), bits, gray)
+    return best or BandRead(None, 0.0, why="no valid bit count")
+
+
+# ---------------------------------------------------------------- search
+@dataclass
+class _Track:
+    y: int
+    x0: float
+    pitch: float
+    cells: int
+
+
+@dataclass
+class _Group:
+    cells: int
+    x0: list = field(default_factory=list)
+    pitch: list = field(default_factory=list)
+    ys: list = field(default_factory=list)
+
+    @property
+    def y_first(self) -> int:
+        return self.ys[0]
+
+    @property
+    def y_last(self) -> int:
+        return self.ys[-1]
+
+    @property
+    def yc(self) -> float:
+        return (self.y_first + self.y_last + 1) / 2.0
+
+    @property
+    def a(self) -> float:
+        return float(np.median(self.x0))
+
+    @property
+    def p(self) -> float:
+        return float(np.median(self.pitch))
+
+
+def luma(image: np.ndarray) -> np.ndarray:
+    """(H, W) float32 from (H, W) or (H, W, C) (the panel is grey: any weighting will do)."""
+    import cv2
+
+    img = np.asarray(image)
+    if img.dtype not in (np.uint8, np.uint16, np.float32):
+        img = img.astype(np.float32)
+    if img.ndim == 3:
+        img = cv2.cvtColor(np.ascontiguousarray(img[..., :3]), cv2.COLOR_RGB2GRAY)
+    return img.astype(np.float32, copy=False)
+
+
+def find_bands(image: np.ndarray) -> list[Band]:
+    """Every structurally complete band (both clock rows found) in the image, top to bottom.
+
+    Structure only: whether a band's header and check code read is for the
+    caller (see ``locate``).
+    """
+    import cv2
+
+    y = luma(image)
+    h, w = y.shape
+    if h < 6 or w < 2 * MIN_CELLS:
+        return []
+    # [1 2 1] smoothing along lines and down columns tames noise and JPEG ringing
+    t = cv2.GaussianBlur(y, (3, 3), 0, borderType=cv2.BORDER_REPLICATE)
+    lo, hi = t.min(axis=1), t.max(axis=1)
+    span = float(hi.max() - lo.min())
+    if not span > 0:
+        return []
+    rows = np.flatnonzero(hi - lo > 0.3 * span)
+    if rows.size == 0:
+        return []
+    sub = t[rows]
+    thr = ((lo + hi) * 0.5)[rows]
+    above = sub > thr[:, None]
+    rising = ~above[:, :-1] & above[:, 1:]
+    falling = above[:, :-1] & ~above[:, 1:]
+    counts = rising.sum(axis=1)
+    keep = np.flatnonzero(counts >= MIN_RISING)
+    tracks: list[_Track] = []
+    for k in keep:
+        v = sub[k]
+        e = _crossings(v, thr[k], np.flatnonzero(rising[k]))
+        f = _crossings(v, thr[k], np.flatnonzero(falling[k]))
+        tracks.extend(_row_tracks(int(rows[k]), e, f))
+    groups = _group(tracks)
+    return _pair(groups)
+
+
+def _crossings(v: np.ndarray, thr: float, idx: np.ndarray) -> np.ndarray:
+    """Sub-pixel threshold crossings between pixel idx and idx+1 (continuous coordinates)."""
+    a, b = v[idx], v[idx + 1]
+    d = b - a
+    frac = np.where(d != 0, (thr - a) / np.where(d != 0, d, 1), 0.5)
+    return idx + 0.5 + np.clip(frac, 0.0, 1.0)
+
+
+def _row_tracks(y: int, e: np.ndarray, f: np.ndarray) -> list[_Track]:
+    out = []
+    if e.size < MIN_RISING:
+        return out
+    s = np.diff(e)
+    start = 0
+    while start < s.size:
+        ref = s[start]
+        end = start
+        total = ref
+        while end + 1 < s.size:
+            mean = total / (end - start + 1)
+            if abs(s[end + 1] - mean) > 0.25 * mean:
+                break
+            end += 1
+            total += s[end]
+        n_rise = end - start + 2
+        if n_rise >= MIN_RISING:
+            tr = _fit_track(y, e[start:end + 2], f)
+            if tr is not None:
+                out.append(tr)
+        start = end + 1
+    return out
+
+
+def _fit_track(y: int, e: np.ndarray, f: np.ndarray) -> _Track | None:
+    n = e.size
+    p = float(np.mean(np.diff(e))) / 2.0
+    # the falling edge of each white cell: the first one after its rising edge
+    j = np.searchsorted(f, e, side="right")
+    if j[-1] >= f.size:
+        return None
+    fe = f[j]
+    width = fe - e
+    if width.min() < 0.3 * p or width.max() > 1.7 * p:
+        return None
+    if n > 1 and np.any(fe[:-1] >= e[1:]):
+        return None
+    t = np.concatenate([2.0 * np.arange(n), 2.0 * np.arange(n) + 1.0])
+    x = np.concatenate([e, fe])
+    slope, icpt = np.polyfit(t, x, 1)
+    if not 0.8 * p < slope < 1.25 * p or slope < 1.0:
+        return None
+    return _Track(y, float(icpt), float(slope), 2 * n - 1)
+
+
+def _group(tracks: list[_Track]) -> list[_Group]:
+    groups: list[_Group] = []
+    for tr in tracks:  # tracks come line by line, top to bottom
+        for g in groups:
+            if (g.cells == tr.cells and tr.y - g.ys[-1] <= 3 and abs(g.x0[-1] - tr.x0) <= 0.5 * tr.pitch
+                    and abs(g.pitch[-1] - tr.pitch) <= 0.1 * tr.pitch):
+                if tr.y != g.ys[-1]:
+                    g.x0.append(tr.x0)
+                    g.pitch.append(tr.pitch)
+                    g.ys.append(tr.y)
+                break
+        else:
+            groups.append(_Group(tr.cells, [tr.x0], [tr.pitch], [tr.y]))
+    return groups
+
+
+def _pair(groups: list[_Group]) -> list[Band]:
+    bands: list[tuple[Band, int]] = []
+    for top in groups:
+        p = top.p
+        best = None
+        for bot in groups:
+            if bot.cells != top.cells - 2 or bot.yc <= top.yc:
+                continue
+            if abs(bot.a - (top.a + p)) > 0.5 * p or abs(bot.p - p) > 0.1 * p:
+                continue
+            if best is None or bot.yc < best.yc:
+                best = bot
+        if best is None:
+            continue
+        n_top, n_bot = len(top.ys), len(best.ys)
+        pitch = (top.p * top.cells + best.p * best.cells) / (top.cells + best.cells)
+        x0 = (top.a * n_top + (best.a - pitch) * n_bot) / (n_top + n_bot)
+        bands.append((Band(x0, pitch, top.cells, top.yc, best.yc), n_top + n_bot))
+    bands.sort(key=lambda bw: bw[0].y_top)
+    out: list[tuple[Band, int]] = []
+    for b, weight in bands:  # a row split by a noisy line pairs twice: keep the stronger
+        if out and abs(out[-1][0].y_top - b.y_top) < max(1.0, out[-1][0].row_h):
+            if weight > out[-1][1]:
+                out[-1] = (b, weight)
+            continue
+        out.append((b, weight))
+    return [b for b, _ in out]
+
+
+@dataclass
+class Location:
+    """A panel found in captures of one size: its bands and what its header says."""
+
+    width: int
+    height: int
+    bands: list[Band]
+    bits: int
+    gray: bool
+    found_by: str = "search"
+    sampler: RobustSampler = field(init=False, repr=False)
+
+    def __post_init__(self):
+        self.sampler = RobustSampler(self.bands, self.width, self.height)
+
+    def to_dict(self) -> dict:
+        return {"width": self.width, "height": self.height, "bits": self.bits, "gray": self.gray,
+                "found_by": self.found_by, "bands": [b.to_dict() for b in self.bands]}
+
+
+def locate(image: np.ndarray, expect: tuple[int, bool] | None = None,
+           hint: CounterGeometry | None = None) -> Location | None:
+    """Find the robust panel: at the hinted place first (a manifest's geometry scaled to
+    the capture), else by searching.  Accepted only when a band's header and
+    check code read; returns None when no panel is found in this image."""
+    img = np.asarray(image)
+    h, w = img.shape[:2]
+    if hint is not None and hint.layout == "robust":
+        bands = hint_bands(hint, w, h)
+        loc = _accept(img, bands, expect, "manifest")
+        if loc is not None:
+            return loc
+    bands = find_bands(img)
+    if not bands:
+        return None
+    # bands of one panel share their cell count; take the count that reads
+    for m in sorted({b.cells for b in bands}, reverse=True):
+        loc = _accept(img, [b for b in bands if b.cells == m], expect, "search")
+        if loc is not None:
+            return loc
+    return None
+
+
+def _accept(img, bands: list[Band], expect, how: str) -> Location | None:
+    h, w = img.shape[:2]
+    if not bands:
+        return None
+    reads = RobustSampler(bands, w, h).read(img, expect)
+    good = [r for r in reads if r.index is not None]
+    if not good:
+        return None
+    return Location(w, h, bands, good[0].bits, bool(good[0].gray), how)
+
+
+def hint_bands(geom: CounterGeometry, width: int, height: int) -> list[Band]:
+    """A manifest's robust geometry mapped onto a capture of the whole frame at another size."""
+    sx, sy = width / geom.width, height / geom.height
+    h = geom.cell_h
+    return [Band(geom.x0 * sx, geom.cell_w * sx, geom.cells, (y + 0.5 * h) * sy, (y + 2.5 * h) * sy)
+            for y in geom.band_y]
