@@ -1,0 +1,560 @@
+"""The frame engine: frame N of a spec, display-ready, on the render path asked for.
+
+Paths: ``numpy`` (the reference), ``torch-eager``, ``torch-compiled`` (Inductor)
+and ``torch-cudagraphs`` (Inductor with CUDA graphs).  Every path renders the
+spec's :class:`core.plan.Rows` plan, converts the small rows to the display
+format (:mod:`core.formats`) and ends in one gather into a reused buffer.
+
+The frame index reaches a compiled graph as a persistent 0-d device tensor,
+updated in place each frame: a Python int would be guarded as a constant and
+recompile every frame.  Compilation runs in a worker thread while the eager
+path serves frames; the engine switches when the graph is ready, and reports
+which path produced every frame.  Static specs are rendered once and reused.
+An exception inside a render is reported on that frame's result, and the
+engine falls back to the last path that worked.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import sys
+import threading
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from core import formats as F
+from core import xp as X
+from core.registry import Spec
+
+PATHS = ("numpy", "torch-eager", "torch-compiled", "torch-cudagraphs")
+TORCH_PATHS = PATHS[1:]
+COMPILED_PATHS = ("torch-compiled", "torch-cudagraphs")
+FRAME_MASK = (1 << 31) - 1
+
+
+# ---------------------------------------------------------------- availability
+def cpp_compiler() -> str | None:
+    """The C++ compiler Inductor's CPU backend would use, or None when there is none."""
+    names = []
+    if os.environ.get("CXX"):
+        names.append(os.environ["CXX"])
+    try:
+        from torch._inductor import config
+
+        names += [c for c in config.cpp.cxx if c]
+    except Exception:  # pragma: no cover - inductor always ships with torch
+        pass
+    names += ["clang++", "cl"] if sys.platform in ("darwin", "win32") else ["g++", "c++", "clang++"]
+    for name in names:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def path_problem(path: str, device: str = "cpu") -> str | None:
+    """None when ``path`` can run on ``device`` here; otherwise one sentence saying why not."""
+    if path not in PATHS:
+        return f"unknown render path {path!r}: expected one of {', '.join(PATHS)}"
+    device = str(device)
+    if path == "numpy":
+        if device != "cpu":
+            return f"the numpy path runs on the CPU only, not on {device}; use torch-eager there"
+        return None
+    from core.devices import device_problem
+
+    why = device_problem(device)
+    if why:
+        return why
+    import torch
+
+    kind = torch.device(device).type
+    if path == "torch-eager":
+        return None
+    if path == "torch-cudagraphs" and kind != "cuda":
+        return f"torch-cudagraphs needs a CUDA device, not {device}"
+    dynamo = getattr(torch, "_dynamo", None)
+    if dynamo is None or not dynamo.is_dynamo_supported():
+        return f"torch.compile does not support Python {sys.version_info[0]}.{sys.version_info[1]} here"
+    if kind == "cpu" and cpp_compiler() is None:
+        return ("torch.compile on the CPU needs a C++ compiler and none was found "
+                "(install g++ or clang++, or set CXX); use torch-eager instead")
+    if kind == "cuda" and importlib.util.find_spec("triton") is None:
+        return "torch.compile on CUDA needs the triton package, which is not installed"
+    return None
+
+
+def available_paths(device: str = "cpu") -> dict[str, str | None]:
+    """Every path with None (runs here) or the reason it cannot."""
+    return {p: path_problem(p, device) for p in PATHS}
+
+
+# ---------------------------------------------------------------- results
+@dataclass
+class FrameResult:
+    index: int               # frame index rendered
+    data: np.ndarray         # display-ready host array; a reused buffer, valid until the next render
+    path: str                # the path that actually produced this frame
+    render_ms: float         # device-synchronised render (+conversion) time
+    transfer_ms: float       # device -> host copy time (0 for numpy)
+    error: str | None = None  # set when this frame's render failed (data = last good frame)
+    warmup: bool = False     # served while compiling / first frame of a path (exclude from stats)
+
+
+# ---------------------------------------------------------------- frame functions
+def frame_rows(xp, spec: Spec, fmt: str, frame, device=None):
+    """``(rows, index)``: the spec's plan with rows already in the display format."""
+    from core.patterns import render_plan
+
+    plan = render_plan(spec, frame, xp, device)
+    rows = F.convert_rows(xp, plan.rows, fmt, spec.bit_depth, spec.dtype)
+    return rows, plan.index
+
+
+def gather(xp, rows, index, width: int):
+    """The frame ``rows[index]`` widened to ``width`` (functional; what a compiled graph runs)."""
+    if rows.shape[1] != width:
+        rows = rows.expand(rows.shape[0], width, *rows.shape[2:]) if X.is_torch(xp) else \
+            np.broadcast_to(rows, (rows.shape[0], width, *rows.shape[2:]))
+    out = X.take_rows(xp, rows, index)
+    return out.contiguous() if X.is_torch(xp) else np.ascontiguousarray(out)
+
+
+def gather_into(xp, rows, index, out) -> None:
+    """Write ``rows[index]`` widened to ``out``'s width into ``out`` (no full-frame temporaries)."""
+    height, width = out.shape[0], out.shape[1]
+    k, rw = rows.shape[0], rows.shape[1]
+    torch_ns = X.is_torch(xp)
+    if rw != width and k * 8 <= height:
+        # few distinct rows: widen them (small), then gather straight into out
+        rows = X.broadcast_copy(xp, rows, (k, width, *rows.shape[2:]))
+        rw = width
+    if rw == width:
+        if torch_ns:
+            xp.index_select(rows, 0, index, out=out)
+        else:
+            np.take(rows, index, axis=0, out=out)
+        return
+    # one value per line (vertical ramps): gather the column, then copy it out in
+    # blocks; a plain broadcast copy with a 3-wide inner axis runs element by element
+    col = X.take_rows(xp, rows, index)                      # (H, 1, ...)
+    block = _block_width(width)
+    small = X.broadcast_copy(xp, col, (height, block, *col.shape[2:]))
+    tail = tuple(out.shape[2:])
+    view = out.reshape(height, width // block, block, *tail)
+    src = small.reshape(height, 1, block, *tail)
+    if torch_ns:
+        view.copy_(src.expand_as(view))
+    else:
+        np.copyto(view, src)
+
+
+def _block_width(width: int, least: int = 32) -> int:
+    for b in range(least, min(width, 4096) + 1):
+        if width % b == 0:
+            return b
+    return width
+
+
+# ---------------------------------------------------------------- per-path renderers
+class _Target:
+    """The host buffer a spec's frames land in, and (on torch) its device twin."""
+
+    def __init__(self, spec: Spec, fmt: str, device):
+        self.shape = F.host_shape(fmt, spec.width, spec.height)
+        self.fmt, self.dtype = fmt, spec.dtype
+        self.device = device
+        if device is None:
+            raw = np.zeros(self.shape, dtype=F.device_dtype(np, fmt, spec.dtype))
+            self.dev = None
+        else:
+            import torch
+
+            carrier = getattr(torch, F.device_dtype(torch, fmt, spec.dtype))
+            if device.type == "cpu":
+                host = torch.zeros(self.shape, dtype=carrier)
+                self.dev = host             # the device buffer is the host buffer
+            else:
+                pin = device.type == "cuda"
+                host = torch.zeros(self.shape, dtype=carrier, pin_memory=pin)
+                self.dev = torch.zeros(self.shape, dtype=carrier, device=device)
+            self.host_tensor = host
+            raw = host.numpy()
+        self.raw = raw
+        self.data = F.host_view(raw, fmt, spec.dtype)
+
+
+class _Renderer:
+    name = ""
+
+    def __init__(self, spec: Spec, fmt: str, device, target: _Target, clock):
+        self.spec, self.fmt, self.device, self.target, self.clock = spec, fmt, device, target, clock
+        self.frames = 0
+
+    def render(self, index: int) -> tuple[float, float]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class _NumpyRenderer(_Renderer):
+    name = "numpy"
+
+    def render(self, index):
+        t0 = self.clock()
+        rows, idx = frame_rows(np, self.spec, self.fmt, index & FRAME_MASK)
+        gather_into(np, rows, idx, self.target.raw)
+        self.frames += 1
+        return (self.clock() - t0) * 1e3, 0.0
+
+
+class _TorchRenderer(_Renderer):
+    """Eager torch; the compiled subclasses swap the frame function."""
+
+    name = "torch-eager"
+
+    def __init__(self, spec, fmt, device, target, clock):
+        super().__init__(spec, fmt, device, target, clock)
+        import torch
+
+        self.torch = torch
+        self.frame = torch.zeros((), dtype=torch.int64, device=device)
+        self.cuda = device.type == "cuda"
+        self.mps = device.type == "mps"
+        if self.cuda:
+            self.events = [torch.cuda.Event(enable_timing=True) for _ in range(3)]
+
+    def produce(self):
+        """Render into the device buffer; may return a tensor to copy out instead."""
+        rows, idx = frame_rows(self.torch, self.spec, self.fmt, self.frame, self.device)
+        gather_into(self.torch, rows, idx, self.target.dev)
+        return None
+
+    def render(self, index):
+        torch, tgt = self.torch, self.target
+        if self.cuda:
+            start, mid, end = self.events
+            start.record()
+            self.frame.fill_(index & FRAME_MASK)
+            result = self.produce()
+            mid.record()
+            tgt.host_tensor.copy_(result if result is not None else tgt.dev, non_blocking=True)
+            end.record()
+            end.synchronize()
+            self.frames += 1
+            return start.elapsed_time(mid), mid.elapsed_time(end)
+        t0 = self.clock()
+        self.frame.fill_(index & FRAME_MASK)
+        result = self.produce()
+        if self.mps:
+            torch.mps.synchronize()
+        t1 = self.clock()
+        transfer = 0.0
+        if self.mps or result is not None:
+            src = result if result is not None else tgt.dev
+            if src.data_ptr() != tgt.host_tensor.data_ptr():
+                tgt.host_tensor.copy_(src)
+            transfer = (self.clock() - t1) * 1e3
+        self.frames += 1
+        return (t1 - t0) * 1e3, transfer
+
+
+class _CompiledRenderer(_TorchRenderer):
+    """The whole frame (pattern, conversion, gather) as one Inductor graph.
+
+    On the CPU the graph writes straight into the host buffer (Inductor turns
+    ``out.copy_(frame)`` into the gather kernel's store); elsewhere it returns
+    the frame, copied into the pinned host buffer.  With CUDA graphs the
+    output lives in the graph's pool and is overwritten by the next replay,
+    so it is copied out before the next frame.
+    """
+
+    def __init__(self, spec, fmt, device, clock, path, on_graph):
+        import torch
+
+        target = _Target.__new__(_Target)  # rebound to the engine's buffer before use
+        super().__init__(spec, fmt, device, target, clock)
+        self.name = path
+        self.cudagraphs = path == "torch-cudagraphs"
+        self.in_place = device.type == "cpu"
+        realize = realize_op()
+        height, width = spec.height, spec.width
+
+        def frame_fn(frame):
+            rows, idx = frame_rows(torch, spec, fmt, frame, device)
+            return compiled_gather(torch, rows, idx, width, height, realize)
+
+        if self.in_place:
+            def fn(frame, out):
+                out.copy_(frame_fn(frame))
+        else:
+            fn = frame_fn
+        mode = "reduce-overhead" if self.cudagraphs else "default"
+        self.fn = torch.compile(fn, backend=counting_inductor(mode, on_graph), fullgraph=True,
+                                dynamic=False)
+        self._shape = F.host_shape(fmt, width, height)
+        self._dtype = getattr(torch, F.device_dtype(torch, fmt, spec.dtype))
+
+    def warm(self):
+        """Compile on a dummy frame (a frame index other than the first one served)."""
+        torch = self.torch
+        dummy = torch.full((), 1, dtype=torch.int64, device=self.device)
+        if self.in_place:
+            self.fn(dummy, torch.empty(self._shape, dtype=self._dtype, device=self.device))
+        else:
+            if self.cudagraphs:
+                torch.compiler.cudagraph_mark_step_begin()
+            self.fn(dummy)
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+
+    def rebind(self, target: _Target) -> None:
+        self.target = target
+
+    def produce(self):
+        if self.in_place:
+            self.fn(self.frame, self.target.dev)
+            return None
+        if self.cudagraphs:
+            self.torch.compiler.cudagraph_mark_step_begin()
+        return self.fn(self.frame)
+
+
+_REALIZE = None
+_REALIZE_LOCK = threading.Lock()
+
+
+def realize_op():
+    """``testcard::realize``: an identity Inductor cannot inline (a copy of a small array).
+
+    Without it Inductor inlines the rows' computation into the gather and
+    recomputes the pattern and the format conversion for every pixel, which
+    also keeps the gather from vectorising; with it the few rows are computed
+    once and the gather is a vectorised row copy.
+    """
+    global _REALIZE
+    with _REALIZE_LOCK:
+        if _REALIZE is None:
+            import torch
+
+            @torch.library.custom_op("testcard::realize", mutates_args=(), schema="(Tensor x) -> Tensor")
+            def realize(x):
+                return x.clone()
+
+            @realize.register_fake
+            def _(x):
+                return torch.empty_like(x)
+
+            _REALIZE = realize
+    return _REALIZE
+
+
+def compiled_gather(torch, rows, index, width: int, height: int, realize):
+    """The final gather as a compiled graph sees it: few rows realised first, then one pass."""
+    if rows.shape[0] * 4 <= height:
+        rows = realize(rows)
+    if rows.shape[1] != width:
+        rows = rows.expand(rows.shape[0], width, *rows.shape[2:])
+    return torch.index_select(rows, 0, index)
+
+
+def counting_inductor(mode: str, on_graph):
+    """Inductor with ``mode``'s options, calling ``on_graph()`` for every graph compiled."""
+    import torch
+    from torch._inductor.compile_fx import compile_fx
+
+    patches = dict(torch._inductor.list_mode_options(mode))
+
+    def backend(gm, example_inputs):
+        on_graph()
+        return compile_fx(gm, example_inputs, config_patches=patches)
+
+    return backend
+
+
+# ---------------------------------------------------------------- the engine
+class Engine:
+    """Frames of a spec on a render path, display-ready, in a reused host buffer.
+
+    Raises ``ValueError`` (one clear reason) for an unknown path, device or
+    format, a path that cannot run here, or a format the spec's bit depth
+    cannot carry exactly (unless ``allow_rounding``).  ``reuse_static=False``
+    renders static specs every frame (benchmarks); ``clock`` is injectable.
+    """
+
+    def __init__(self, spec: Spec, *, path: str = "numpy", device: str = "cpu", fmt: str = "native",
+                 background_compile: bool = True, allow_rounding: bool = False,
+                 reuse_static: bool = True, clock=time.perf_counter):
+        if not isinstance(spec, Spec):
+            raise ValueError(f"expected a Spec, got {type(spec).__name__}")
+        if path not in PATHS:
+            raise ValueError(f"unknown render path {path!r}: expected one of {', '.join(PATHS)}")
+        device = "cpu" if device is None else str(device)
+        why = path_problem(path, device)
+        if why:
+            raise ValueError(why)
+        self.path = path
+        self._torch_device = None
+        if path != "numpy":
+            import torch
+
+            self._torch_device = torch.device(device)
+            if self._torch_device.type == "cuda" and self._torch_device.index is None:
+                self._torch_device = torch.device("cuda", torch.cuda.current_device())
+        self.device = str(self._torch_device) if self._torch_device is not None else "cpu"
+        self.fmt = fmt
+        self.allow_rounding = bool(allow_rounding)
+        self.background_compile = bool(background_compile)
+        self.reuse_static = bool(reuse_static)
+        self.clock = clock
+        self.compile_seconds = 0.0
+        self._graphs = 0
+        self._lock = threading.RLock()
+        self._compiled: dict[Spec, object] = {}   # spec -> compiled renderer or exception
+        self._jobs: dict[Spec, threading.Thread] = {}
+        self._closed = False
+        self.spec = None
+        self.set_spec(spec)
+
+    # -- public state ---------------------------------------------------
+    @property
+    def graphs(self) -> int:
+        """Graphs this engine has compiled so far (counted in its compile backend)."""
+        return self._graphs
+
+    @property
+    def active_path(self) -> str:
+        return self._active.name
+
+    def set_spec(self, spec: Spec) -> None:
+        """Switch to ``spec``; never stalls on compilation (it runs in the background)."""
+        if not isinstance(spec, Spec):
+            raise ValueError(f"expected a Spec, got {type(spec).__name__}")
+        exact, note = F.check_format(self.fmt, spec.bit_depth, spec.dtype, self.allow_rounding)
+        if self.path == "numpy" and spec.dtype == "bfloat16":
+            raise ValueError("the numpy path cannot hold bfloat16; use float32")
+        with self._lock:
+            if self.spec is not None and spec == self.spec:
+                return
+            self.spec, self.exact, self.note = spec, exact, note
+            self._target = _Target(spec, self.fmt, self._torch_device)
+            self._static = self.reuse_static and not spec.animated
+            self._static_done = False
+            self._last_good = False
+            self._fallback = self._make_fallback(spec)
+            self._active = self._fallback
+            self._first = {self._fallback.name}
+            if self.path in COMPILED_PATHS and not self._static:
+                self._start_compile(spec)
+
+    def render(self, index: int) -> FrameResult:
+        """Frame ``index`` (>= 0).  Never raises for a failure inside the render:
+        the result carries ``error`` and the last good frame."""
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or index < 0:
+            raise ValueError(f"frame index must be an integer >= 0, got {index!r}")
+        index = int(index)
+        with self._lock:
+            tgt = self._target
+            if self._static and self._static_done:
+                return FrameResult(index, tgt.data, self._static_path, 0.0, 0.0)
+            self._maybe_switch()
+            renderer = self._active
+            warmup = renderer.name in self._first or renderer is not self._wanted()
+            try:
+                render_ms, transfer_ms = renderer.render(index)
+            except Exception as exc:  # reported on the frame, never raised to the caller
+                return self._failed(index, renderer, exc)
+            self._first.discard(renderer.name)
+            self._last_good = True
+            if self._static:
+                self._static_done, self._static_path = True, renderer.name
+            return FrameResult(index, tgt.data, renderer.name, render_ms, transfer_ms,
+                               warmup=warmup)
+
+    def close(self) -> None:
+        """Stop waiting for background compiles (threads finish their current compile)."""
+        with self._lock:
+            self._closed = True
+            jobs = list(self._jobs.values())
+        for t in jobs:
+            t.join()
+
+    def wait_compiled(self, timeout: float | None = None) -> bool:
+        """Block until the current spec's compile finished (tests, benchmarks)."""
+        with self._lock:
+            job = self._jobs.get(self.spec)
+        if job is not None:
+            job.join(timeout)
+            if job.is_alive():
+                return False
+        with self._lock:
+            return not isinstance(self._compiled.get(self.spec), Exception | type(None))
+
+    @property
+    def compile_error(self) -> str | None:
+        with self._lock:
+            got = self._compiled.get(self.spec)
+        return f"{type(got).__name__}: {got}" if isinstance(got, Exception) else None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- internals ------------------------------------------------------
+    def _make_fallback(self, spec):
+        if self.path == "numpy":
+            return _NumpyRenderer(spec, self.fmt, None, self._target, self.clock)
+        return _TorchRenderer(spec, self.fmt, self._torch_device, self._target, self.clock)
+
+    def _wanted(self):
+        return self._active if self.path not in COMPILED_PATHS or self._static else \
+            self._compiled.get(self.spec)
+
+    def _maybe_switch(self):
+        got = self._compiled.get(self.spec)
+        if got is not None and not isinstance(got, Exception) and self._active is not got:
+            got.rebind(self._target)
+            self._active = got
+            self._first.add(got.name)
+
+    def _failed(self, index, renderer, exc) -> FrameResult:
+        error = f"frame {index}: {renderer.name} failed: {type(exc).__name__}: {exc}"
+        if renderer is not self._fallback:
+            # keep serving the last path that worked
+            self._compiled[self.spec] = exc
+            self._active = self._fallback
+        good = self._last_good
+        return FrameResult(index, self._target.data, self._active.name if good else renderer.name,
+                           0.0, 0.0, error=error, warmup=True)
+
+    def _start_compile(self, spec):
+        if spec in self._compiled or spec in self._jobs:
+            return
+        if not self.background_compile:
+            self._compile(spec)
+            return
+        t = threading.Thread(target=self._compile, args=(spec,), name="testcard-compile", daemon=True)
+        self._jobs[spec] = t
+        t.start()
+
+    def _compile(self, spec):
+        t0 = time.perf_counter()
+        try:
+            r = _CompiledRenderer(spec, self.fmt, self._torch_device, self.clock, self.path,
+                                  on_graph=self._count_graph)
+            r.warm()
+            got: object = r
+        except Exception as exc:
+            got = exc
+        with self._lock:
+            self.compile_seconds += time.perf_counter() - t0
+            self._compiled[spec] = got
+            self._jobs.pop(spec, None)
+
+    def _count_graph(self):
+        with self._lock:
+            self._graphs += 1
