@@ -61,7 +61,7 @@ SCHEMA = 1
 KIND = "testcard-decisions"
 ENV_CACHE = "TESTCARD_DECISION_CACHE"
 ENV_PIN = "TESTCARD_RENDER_PATH"
-DEFAULT_PATH = "numpy"
+DEFAULT_PATH = "numpy"         # the default wherever it runs (the CPU)
 PATHS = PREFERENCE            # the declared candidates (core.engine.PATHS)
 LOCK_TIMEOUT_S = 60.0
 
@@ -562,7 +562,7 @@ def choose_path(band, device: str = "cpu", *, cache: DecisionCache | None = None
                 glob, path, band_name = hit
                 why = unusable(path)
                 if why is None:
-                    what = f"={path}" if glob == "*" else f": {glob}={path}"
+                    what = f"={path}" if pin_text == path else f": {glob}={path}"
                     return decided(path, "pin", f"pinned by {ENV_PIN}{what}",
                                    band_name if glob != "*" else None)
                 fall(f"pinned {path} cannot run here: {why}")
@@ -587,15 +587,11 @@ def choose_path(band, device: str = "cpu", *, cache: DecisionCache | None = None
                 return decided(path, "cache", f"measured here for {band_name} on "
                                f"{entry['measured_at']}", band_name, entry)
             fall(f"cached {path} for {band_name} cannot run here: {why}")
-    # 3. the default
-    why = unusable(DEFAULT_PATH)
-    if why is None:
-        what = f"no pin and no measurement for {bands[0]}" if bands else "no pin"
-        return decided(DEFAULT_PATH, "default", f"{what} on this device; {DEFAULT_PATH} is the default")
-    for path in PATHS:  # pragma: no cover - numpy runs everywhere
+    # 3. the default: the first path in preference order that runs here (numpy on the CPU)
+    for path in PATHS:
         if unusable(path) is None:
-            fall(f"{DEFAULT_PATH} cannot run here: {why}")
-            return decided(path, "default", f"{path} is the first path that runs here")
+            what = f"no pin and no measurement for {bands[0]}" if bands else "no pin"
+            return decided(path, "default", f"{what} on this device; {path} is the default")
     raise ValueError(f"no render path can run on {device}")  # pragma: no cover
 
 

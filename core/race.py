@@ -65,7 +65,7 @@ class RaceSettings:
     margin: float = 0.03
     parity_frames: tuple[int, ...] = (0, 1, 2, 3, 61, 4099)
     ready_timeout_s: float = 900.0   # longest a candidate may take to serve its own path
-    ready_poll_s: float = 0.05       # pause between warm-up frames while it compiles
+    ready_poll_s: float = 0.25       # wait between warm-up frames while it compiles
 
     def __post_init__(self):
         for name, low in (("rounds", 1), ("frames", 1), ("warmup", 0)):
@@ -258,7 +258,11 @@ def race(band: str, device: str, candidates: Sequence[Candidate], *,
                         raise RuntimeError(f"still not serving {name} after {s.ready_timeout_s:.0f} s")
                     if not getattr(runner, "ready", True):
                         yield progress("open", name)
-                        pause(s.ready_poll_s)
+                        wait = getattr(runner, "wait_ready", None)
+                        if wait is not None:
+                            wait(s.ready_poll_s)
+                        else:
+                            pause(s.ready_poll_s)
             except RaceCancelled:
                 raise
             except Exception as exc:  # a path that fails to open loses; the race goes on
@@ -372,21 +376,38 @@ def run_race(gen: Generator[RaceProgress, None, RaceResult],
 # ------------------------------------------------------------ the engine's paths as candidates
 class EngineRunner:
     """A candidate runner over ``core.engine.Engine``: compiles in the background while eager
-    frames serve; ``ready`` once a frame comes from the requested path, past warm-up."""
+    frames serve; ``ready`` once a frame comes from the requested path, past warm-up.
+    Static content is rendered every frame here (a race times the per-frame cost)."""
 
     def __init__(self, spec, path: str, device: str, fmt: str):
+        import inspect
+
         from core.engine import Engine
 
         self.path = path
-        self.engine = Engine(spec, path=path, device=device, fmt=fmt, background_compile=True)
+        kw = {}
+        if "reuse_static" in inspect.signature(Engine).parameters:
+            kw["reuse_static"] = False
+        self.engine = Engine(spec, path=path, device=device, fmt=fmt, background_compile=True, **kw)
         self.ready = False
 
     def render(self, index: int) -> np.ndarray:
         res = self.engine.render(index)
         if res.error:
-            raise RuntimeError(f"frame {index}: {res.error}")
+            raise RuntimeError(res.error)
+        failed = getattr(self.engine, "compile_error", None)
+        if failed:
+            raise RuntimeError(f"compile failed: {failed}")
         self.ready = (not res.warmup) and res.path == self.path
         return res.data
+
+    def wait_ready(self, timeout: float) -> None:
+        """Wait (up to ``timeout`` s) for a background compile instead of rendering meanwhile."""
+        wait = getattr(self.engine, "wait_compiled", None)
+        if wait is not None:
+            wait(timeout)
+        else:  # pragma: no cover - engines without it are polled by rendering
+            time.sleep(timeout)
 
     @property
     def compile_seconds(self) -> float:

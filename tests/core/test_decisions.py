@@ -304,3 +304,11 @@ def test_atomic_write_leaves_no_temp_and_replaces(tmp_path):
     D.atomic_write(p, b"two")
     assert p.read_bytes() == b"two"
     assert sorted(os.listdir(tmp_path)) == ["f.json"]
+
+
+def test_default_is_the_first_path_that_runs_here(cache):
+    def gpu_box(path, device):
+        return "the numpy path runs on the CPU only" if path == "numpy" else None
+
+    d = choose_path(BAND, cache=cache, env={}, problem=gpu_box)
+    assert (d.path, d.source, d.fallthrough) == ("torch-eager", "default", ())
