@@ -1,0 +1,143 @@
+"""``testcard decisions ...``: show, export, import, clear the decision cache; say which path
+a band gets and which source decided."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import warnings
+
+from app.commands.common import print_json, print_table
+
+
+def register(sub) -> None:
+    p = sub.add_parser("decisions", help="the render-path decision cache: show, which, export, "
+                                         "import, clear",
+                       description="Verdicts measured by `testcard measure`, keyed by device "
+                                   "fingerprint and band. Lookup order: the TESTCARD_RENDER_PATH "
+                                   "pin, then this device's cached verdict, then the default.")
+    p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
+    ds = p.add_subparsers(dest="decisions", metavar="ACTION")
+
+    s = ds.add_parser("show", help="every entry in the cache")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=run_show)
+
+    w = ds.add_parser("which", help="the path a band gets here, and which source decided")
+    w.add_argument("band", metavar="BAND")
+    w.add_argument("--device", default="cpu")
+    w.add_argument("--json", action="store_true")
+    w.set_defaults(func=run_which)
+
+    e = ds.add_parser("export", help="write this box's verdicts to a decision file")
+    e.add_argument("file", metavar="FILE")
+    e.add_argument("--band", action="append", metavar="NAME", help="only these bands (repeatable)")
+    e.add_argument("--device", action="append", metavar="DEVICE",
+                   help="only this device (cpu, cuda:0, mps, or a fingerprint; repeatable; "
+                        "default: every device of this box)")
+    e.set_defaults(func=run_export)
+
+    i = ds.add_parser("import", help="merge a decision file (validated whole; local entries win)")
+    i.add_argument("file", metavar="FILE")
+    i.add_argument("--json", action="store_true", help="print the receipt as JSON")
+    i.set_defaults(func=run_import)
+
+    c = ds.add_parser("clear", help="remove verdicts (all, or only some bands / devices)")
+    c.add_argument("--band", action="append", metavar="NAME")
+    c.add_argument("--device", action="append", metavar="DEVICE")
+    c.set_defaults(func=run_clear)
+
+
+@contextlib.contextmanager
+def report_warnings():
+    """Cache warnings (a corrupt file moved aside...) as one ``testcard: warning:`` line each."""
+    from core.decisions import DecisionCacheWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DecisionCacheWarning)
+        try:
+            yield
+        finally:
+            for w in caught:
+                if issubclass(w.category, DecisionCacheWarning):
+                    print(f"testcard: warning: {w.message}", file=sys.stderr)
+                else:
+                    warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+
+
+def run_show(args) -> int:
+    from core.decisions import DecisionCache, list_entries
+    from core.race import PREFERENCE
+
+    cache = DecisionCache()
+    with report_warnings():
+        rows = list_entries(cache)
+    if args.json:
+        print_json(rows)
+        return 0
+    print(f"# {cache.path}: {len(rows)} entr{'y' if len(rows) == 1 else 'ies'}; "
+          "here = measured for a device of this box", file=sys.stderr)
+    flat = []
+    for r in rows:
+        row = {"device": r["device"], "here": "yes" if r["here"] else "", "band": r["band"],
+               "winner": r["winner"], "measured_at": r["measured_at"], "torch": r["torch"]}
+        for p in PREFERENCE:
+            row[p] = r["median_ms"].get(p)
+        flat.append(row)
+    print_table(flat, ["device", "here", "band", "winner", *PREFERENCE, "measured_at", "torch"])
+    return 0
+
+
+def run_which(args) -> int:
+    from core.bands import format_band
+    from core.decisions import choose_path
+    from core.devices import check_device
+
+    band = format_band(args.band)
+    check_device(args.device)
+    with report_warnings():
+        d = choose_path(band, args.device)
+    if args.json:
+        print_json(d.to_dict())
+        return 0
+    print(f"{band} on {d.device} ({d.fingerprint}): {d.path}")
+    print(f"source: {d.source} -- {d.reason}")
+    for why in d.fallthrough:
+        print(f"fell through: {why}")
+    return 0
+
+
+def run_export(args) -> int:
+    from core.decisions import export_decisions
+
+    with report_warnings():
+        n = export_decisions(args.file, bands=args.band, devices=args.device)
+    print(f"exported {n} decision(s) to {args.file}")
+    return 0
+
+
+def run_import(args) -> int:
+    from core.decisions import DecisionCache, import_decisions
+
+    cache = DecisionCache()
+    with report_warnings():
+        receipt = import_decisions(args.file, cache)
+    if args.json:
+        print_json(receipt.to_dict())
+        return 0
+    print(f"{args.file}: {receipt.summary()}")
+    if receipt.entries:
+        print_table(receipt.entries, ["action", "device", "band", "winner"])
+    for w in receipt.warnings:
+        print(f"warning: {w}")
+    return 0
+
+
+def run_clear(args) -> int:
+    from core.decisions import DecisionCache, resolve_devices
+
+    fps = resolve_devices(args.device) if args.device else None
+    with report_warnings():
+        n = DecisionCache().clear(bands=args.band, fingerprints=fps)
+    print(f"removed {n} decision(s)")
+    return 0
