@@ -15,6 +15,8 @@ COMMAND_MODULES = [
     "app.commands.render",
     "app.commands.bench",
     "app.commands.desktop",
+    "app.commands.measure",
+    "app.commands.decisions",
 ]
 
 
