@@ -137,7 +137,8 @@ def gather_into(xp, rows, index, out) -> None:
         if torch_ns:
             xp.index_select(rows, 0, index, out=out)
         else:
-            np.take(rows, index, axis=0, out=out)
+            # mode="raise" buffers ``out`` (a hidden frame-sized copy); plan indices are in range
+            np.take(rows, index, axis=0, out=out, mode="clip")
         return
     # one value per line (vertical ramps): gather the column, then copy it out in
     # blocks; a plain broadcast copy with a 3-wide inner axis runs element by element
