@@ -1,0 +1,134 @@
+"""The Measure panel on the offscreen platform: a tiny race to the end, save, export,
+import with its receipt, and a cancelled race that records nothing."""
+
+import json
+import threading
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.measure_panel import MeasurePanel, create_panel
+from core.decisions import DecisionCache, cache_path
+from core.fingerprint import fingerprint
+
+BAND = "animated@64x36/rgb10"
+
+
+def _race_threads():
+    return [t for t in threading.enumerate() if t.name in ("testcard-race", "testcard-decisions-io")]
+
+
+@pytest.fixture
+def panel(qtbot):
+    p = MeasurePanel()
+    qtbot.addWidget(p)
+    yield p
+    p.shutdown()
+    assert _race_threads() == []
+
+
+def tiny(panel, rounds=2, frames=3):
+    panel.set_band(BAND)
+    panel.set_candidates({"numpy", "torch-eager"})
+    panel.rounds_spin.setValue(rounds)
+    panel.frames_spin.setValue(frames)
+    panel.warmup_spin.setValue(1)
+
+
+def test_band_picker_and_candidates(panel):
+    assert panel.band().name == "animated@1080p/rgb10"
+    panel.set_band("counter@3840x2160/rgb16")
+    assert panel.band().name == "counter@2160p/rgb16"
+    panel.set_band(BAND)
+    assert panel.band_label.text() == f"<b>{BAND}</b>"
+    panel.custom_size.setText("64by36")
+    assert panel.band() is None and not panel.start_button.isEnabled()
+    assert "WxH" in panel.band_label.text()
+    panel.custom_size.setText("64x36")
+    assert panel.start_button.isEnabled()
+    items = panel.candidate_items()
+    assert list(items) == ["numpy", "torch-eager", "torch-compiled", "torch-cudagraphs"]
+    cg = items["torch-cudagraphs"]
+    assert not (cg.flags() & Qt.ItemIsEnabled)            # greyed out
+    assert "CUDA" in cg.text() and "CUDA" in cg.toolTip()   # with its reason
+    assert "torch-cudagraphs" not in panel.checked_paths()
+    assert fingerprint("cpu") in panel.fingerprint_label.text()
+
+
+def test_tiny_race_to_completion_then_save_export_import(panel, qtbot, tmp_path):
+    tiny(panel)
+    progress = []
+    panel.race_progressed.connect(progress.append)
+    with qtbot.waitSignal(panel.race_finished, timeout=120_000) as blocker:
+        panel.start_button.click()
+        assert panel.cancel_button.isEnabled() and not panel.start_button.isEnabled()
+    result = blocker.args[0]
+    assert result.band == BAND and result.winner in ("numpy", "torch-eager")
+    assert progress and progress[-1].done <= progress[-1].total
+    # live table and chart show the verdict
+    assert panel.table.rowCount() == 2
+    names = [panel.table.item(i, 0).text() for i in range(2)]
+    assert f"{result.winner} (winner)" in names
+    bars = panel.bar_data()
+    assert len(bars["x"]) == 2 and (bars["height"] > 0).all() and bars["winner_label"] == "winner"
+    assert list(bars["height"]) == [result.candidates[n].median_ms for n in ("numpy", "torch-eager")]
+    assert "Winner:" in panel.verdict_label.text()
+    assert panel.progress_bar.value() == 1000
+    # nothing recorded until Save
+    assert not cache_path().exists()
+    assert panel.save_button.isEnabled()
+    with qtbot.waitSignal(panel.decision_saved, timeout=30_000) as saved:
+        panel.save_button.click()
+    assert saved.args[0] == f"{fingerprint('cpu')}|{BAND}"
+    assert DecisionCache().load()[saved.args[0]]["winner"] == result.winner
+    assert not panel.save_button.isEnabled()
+
+    out = tmp_path / "ship.json"
+    with qtbot.waitSignal(panel.decisions_exported, timeout=30_000) as exported:
+        panel.export_to(str(out))
+    assert exported.args == [str(out), 1]
+    assert list(json.loads(out.read_text())["entries"]) == [saved.args[0]]
+
+    DecisionCache().clear()
+    with qtbot.waitSignal(panel.decisions_imported, timeout=30_000) as imported:
+        panel.import_from(str(out))
+    receipt = imported.args[0]
+    assert (receipt.imported, receipt.kept_local, receipt.carried) == (1, 0, 0)
+    assert "imported 1, kept local 0, carried for other devices 0" in panel.receipt_view.toPlainText()
+    assert BAND in panel.receipt_view.toPlainText()
+
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    with qtbot.waitSignal(panel.file_failed, timeout=30_000) as failed:
+        panel.import_from(str(bad))
+    assert "refused" in failed.args[0] and "refused" in panel.receipt_view.toPlainText()
+
+
+def test_cancel_records_nothing(panel, qtbot):
+    tiny(panel, rounds=500, frames=50)
+    seen = []
+
+    def on_progress(p):
+        seen.append(p.phase)
+        if p.phase == "round" and panel.cancel_button.isEnabled():
+            panel.cancel_button.click()
+
+    panel.race_progressed.connect(on_progress)
+    with qtbot.waitSignal(panel.race_cancelled, timeout=120_000) as cancelled:
+        panel.start()
+    assert "nothing recorded" in cancelled.args[0]
+    assert "round" in seen
+    assert panel.result is None and not panel.save_button.isEnabled()
+    assert panel.start_button.isEnabled() and not panel.running
+    assert not cache_path().exists()
+    assert _race_threads() == []
+
+
+def test_shutdown_mid_race_leaves_no_thread(qtbot):
+    p = create_panel(None)
+    qtbot.addWidget(p)
+    tiny(p, rounds=500, frames=50)
+    with qtbot.waitSignal(p.race_progressed, timeout=60_000):
+        p.start()
+    p.shutdown()
+    assert _race_threads() == [] and not cache_path().exists()
