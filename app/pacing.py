@@ -1,0 +1,94 @@
+"""Deciding how the frame loop is paced (pure logic, injected clock; no Qt).
+
+A swap with interval 1 should block until vblank, so presents arrive once per
+screen period.  Where the platform ignores the request (Xvfb, X11 without a
+compositor's vsync, some drivers) swaps return at once: presents arrive far
+faster than the screen refreshes.  :class:`PacingMonitor` watches the first
+intervals and says when the loop must pace itself with a timer instead.
+:class:`DeadlineSchedule` gives the timer absolute deadlines, so rounding each
+wait to whole milliseconds never drifts the average rate.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+VSYNC = "vsync-locked"
+TIMER = "timer-paced"
+
+
+@dataclass
+class PacingMonitor:
+    """Judges from present timestamps whether swaps wait for vsync.
+
+    Intervals are judged in consecutive windows of ``probe``: a window whose
+    median is below ``fast_fraction`` of the screen period means swaps do not
+    block (a loop locked to vsync cannot run faster than the screen refreshes),
+    and the verdict becomes ``TIMER`` for good.  Slow windows are a slow
+    render or a busy machine, not a missing vsync: the verdict stays ``VSYNC``.
+    The first ``skip`` intervals (window mapping, first uploads) are ignored.
+    """
+
+    period_ms: float
+    probe: int = 20
+    fast_fraction: float = 0.75
+    skip: int = 5
+    mode: str = VSYNC
+    reason: str = ""
+
+    def __post_init__(self):
+        self._last: float | None = None
+        self._window: list[float] = []
+        self._seen = 0
+
+    def reset(self, period_ms: float | None = None, mode: str = VSYNC) -> None:
+        if period_ms is not None:
+            self.period_ms = period_ms
+        self.mode = mode
+        self.reason = ""
+        self._last = None
+        self._window = []
+        self._seen = 0
+
+    def observe(self, t_s: float) -> bool:
+        """Record one present at ``t_s`` seconds; True when this call changed the verdict."""
+        last, self._last = self._last, t_s
+        if last is None or self.mode != VSYNC:
+            return False
+        self._seen += 1
+        if self._seen <= self.skip:
+            return False
+        self._window.append((t_s - last) * 1e3)
+        if len(self._window) < self.probe:
+            return False
+        med = statistics.median(self._window)
+        self._window = []
+        if med < self.fast_fraction * self.period_ms:
+            self.mode = TIMER
+            self.reason = (f"swaps return after {med:.1f} ms, not the {self.period_ms:.2f} ms "
+                           "screen period: vsync is not honoured here")
+            return True
+        return False
+
+
+@dataclass
+class DeadlineSchedule:
+    """Absolute deadlines one period apart; re-anchors after falling a period behind."""
+
+    period_s: float
+    next_s: float | None = None
+
+    def next_wait_ms(self, now_s: float) -> int:
+        """Advance to the next deadline; whole milliseconds to wait for it from ``now_s``.
+
+        The first call anchors the schedule at ``now_s`` (wait 0).  A loop more
+        than a period late restarts from ``now_s`` instead of bursting to catch up.
+        """
+        if self.next_s is None:
+            self.next_s = now_s
+        else:
+            self.next_s += self.period_s
+            if now_s - self.next_s > self.period_s:
+                self.next_s = now_s
+        return max(0, int((self.next_s - now_s) * 1e3))

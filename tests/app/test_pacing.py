@@ -1,0 +1,73 @@
+"""Pacing decisions from synthetic present timestamps (injected times, no Qt)."""
+
+from app.pacing import TIMER, VSYNC, DeadlineSchedule, PacingMonitor
+
+PERIOD = 1000.0 / 60.0
+
+
+def feed(monitor, interval_ms, n, t0=0.0):
+    changed_at = None
+    t = t0
+    for i in range(n):
+        if monitor.observe(t) and changed_at is None:
+            changed_at = i
+        t += interval_ms / 1e3
+    return changed_at
+
+
+def test_swaps_that_return_at_once_switch_to_the_timer():
+    m = PacingMonitor(PERIOD, probe=20, skip=5)
+    at = feed(m, 6.0, 100)     # Xvfb: frameSwapped every ~6 ms
+    assert m.mode == TIMER
+    assert at == 1 + 5 + 20 - 1  # first present, skipped intervals, one full window
+    assert "6.0 ms" in m.reason and "16.67 ms" in m.reason
+
+
+def test_vsync_paced_intervals_stay_locked():
+    m = PacingMonitor(PERIOD)
+    assert feed(m, PERIOD, 300) is None
+    assert m.mode == VSYNC
+
+
+def test_slow_frames_are_not_mistaken_for_missing_vsync():
+    m = PacingMonitor(PERIOD)
+    feed(m, 2 * PERIOD, 200)
+    assert m.mode == VSYNC
+
+
+def test_a_slow_start_does_not_hide_fast_swaps_later():
+    m = PacingMonitor(PERIOD, probe=20, skip=5)
+    feed(m, 300.0, 30)           # window mapping, first uploads
+    assert m.mode == VSYNC
+    feed(m, 6.0, 60, t0=10.0)
+    assert m.mode == TIMER
+
+
+def test_reset_starts_over():
+    m = PacingMonitor(PERIOD)
+    feed(m, 6.0, 100)
+    m.reset(1000.0 / 120.0)
+    assert m.mode == VSYNC and m.period_ms == 1000.0 / 120.0 and m.reason == ""
+
+
+def test_deadlines_are_absolute_so_rounding_never_drifts():
+    s = DeadlineSchedule(PERIOD / 1e3)
+    assert s.next_wait_ms(10.0) == 0          # anchors now
+    now = 10.0
+    waits = []
+    for _ in range(600):
+        now += 0.004                          # work took 4 ms
+        w = s.next_wait_ms(now)
+        waits.append(w)
+        now += w / 1e3                        # the timer fires after whole ms
+    # deadline 600 periods after the anchor, whatever the per-tick rounding
+    assert abs(s.next_s - (10.0 + 600 * PERIOD / 1e3)) < 1e-9
+    assert set(waits) <= {11, 12, 13}
+
+
+def test_falling_a_period_behind_reanchors_instead_of_bursting():
+    s = DeadlineSchedule(PERIOD / 1e3)
+    s.next_wait_ms(0.0)
+    assert s.next_wait_ms(0.5) == 0           # half a second late: start again from now
+    assert s.next_s == 0.5
+    assert s.next_wait_ms(0.5) == 16
