@@ -1,0 +1,104 @@
+"""The compiled path on CPU Inductor: one graph per spec, background compile, identical bytes.
+
+Frames are tiny so Inductor stays quick in CI; each spec compiles once per test.
+"""
+
+import threading
+
+import numpy as np
+import pytest
+import torch
+from torch._dynamo.utils import counters
+
+from core import engine as E
+from core import formats as F
+from core.engine import Engine, path_problem
+from core.patterns import render
+from core.registry import make_spec
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(path_problem("torch-compiled", "cpu") is not None,
+                       reason=str(path_problem("torch-compiled", "cpu"))),
+]
+
+# every animated pattern, a counter over a static one, and each display format
+ANIMATED = [
+    pytest.param("counter", {}, None, "rgb10", id="counter-rgb10"),
+    pytest.param("checkerboard", {"invert_every": 3, "tile": 7}, None, "native", id="checkerboard-native"),
+    pytest.param("ramp", {"scroll": 5}, None, "rgb16", id="ramp-scroll-rgb16"),
+    pytest.param("ramp", {"scroll": 2, "direction": "vertical"}, None, "rgb10", id="vramp-scroll-rgb10"),
+    pytest.param("bars", {}, 6, "rgb8", id="bars-counter-rgb8"),
+]
+
+
+@pytest.fixture(autouse=True)
+def fresh_dynamo():
+    torch._dynamo.reset()
+    counters.clear()
+    yield
+    torch._dynamo.reset()
+
+
+def expected(spec, frame, fmt):
+    return F.convert_frame(render(spec, frame), fmt, spec.bit_depth, spec.dtype)
+
+
+@pytest.mark.parametrize("name, params, counter_bits, fmt", ANIMATED)
+def test_two_hundred_frames_compile_exactly_one_graph(name, params, counter_bits, fmt):
+    bits = 8 if fmt == "rgb8" else 10
+    spec = make_spec(name, params, width=64, height=36, bit_depth=bits, counter_bits=counter_bits)
+    assert spec.animated
+    with torch._dynamo.config.patch(error_on_recompile=True):
+        with Engine(spec, path="torch-compiled", fmt=fmt, background_compile=False) as eng:
+            assert eng.compile_error is None
+            for i in range(200):
+                res = eng.render(i)
+                assert res.error is None, res.error
+                assert res.path == "torch-compiled"
+                np.testing.assert_array_equal(res.data, expected(spec, i, fmt), err_msg=f"frame {i}")
+            assert eng.graphs == 1
+    assert counters["stats"]["unique_graphs"] == 1
+
+
+def test_background_compile_serves_eager_then_compiled_with_identical_bytes(monkeypatch):
+    gate = threading.Event()
+    real_warm = E._CompiledRenderer.warm
+
+    def gated_warm(self):
+        assert gate.wait(120)
+        real_warm(self)
+
+    monkeypatch.setattr(E._CompiledRenderer, "warm", gated_warm)
+    spec = make_spec("checkerboard", {"invert_every": 2, "tile": 5}, width=64, height=36, counter_bits=8)
+    with Engine(spec, path="torch-compiled", fmt="rgb10") as eng:
+        # the constructor returned while the compile is held: nothing stalled
+        early = [eng.render(i) for i in range(6)]
+        assert [r.path for r in early] == ["torch-eager"] * 6
+        assert all(r.warmup for r in early)  # served while compiling: not for statistics
+        early_bytes = [eng.render(i).data.copy() for i in range(6)]
+        gate.set()
+        assert eng.wait_compiled(timeout=300), eng.compile_error
+        later = []
+        for i in range(6):
+            r = eng.render(i)
+            later.append((r.path, r.warmup))
+            np.testing.assert_array_equal(r.data, early_bytes[i])  # data is reused: compare now
+        assert [p for p, _ in later] == ["torch-compiled"] * 6
+        assert later[0][1] and not any(w for _, w in later[1:])
+        np.testing.assert_array_equal(eng.render(3).data, expected(spec, 3, "rgb10"))
+        assert eng.graphs == 1 and eng.compile_seconds > 0
+
+        # another spec compiles once in the background; going back reuses the first graph
+        other = spec.replace(params={"invert_every": 4, "tile": 5})
+        eng.set_spec(other)
+        assert eng.render(0).path == "torch-eager"
+        assert eng.wait_compiled(timeout=300), eng.compile_error
+        assert eng.render(1).path == "torch-compiled"
+        eng.set_spec(spec)
+        res = eng.render(9)
+        assert res.path == "torch-compiled" and eng.graphs == 2
+        np.testing.assert_array_equal(res.data, expected(spec, 9, "rgb10"))
+        eng.set_spec(other)
+        assert eng.render(2).path == "torch-compiled" and eng.graphs == 2
+    assert counters["stats"]["unique_graphs"] == 2
