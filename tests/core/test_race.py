@@ -254,3 +254,10 @@ def test_decide_preference_chain():
 def test_settings_refuse_nonsense(kw):
     with pytest.raises(ValueError):
         RaceSettings(**kw)
+
+
+def test_preference_is_the_engines_path_order():
+    from core.engine import PATHS
+    from core.race import PREFERENCE
+
+    assert PREFERENCE == PATHS
