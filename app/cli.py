@@ -17,6 +17,7 @@ COMMAND_MODULES = [
     "app.commands.desktop",
     "app.commands.measure",
     "app.commands.decisions",
+    "app.commands.frames",
 ]
 
 
