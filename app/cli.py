@@ -14,6 +14,7 @@ COMMAND_MODULES = [
     "app.commands.patterns",
     "app.commands.render",
     "app.commands.bench",
+    "app.commands.preview_bench",
     "app.commands.desktop",
     "app.commands.measure",
     "app.commands.decisions",

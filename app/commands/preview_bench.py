@@ -1,0 +1,137 @@
+"""``testcard bench preview``: the real window, N frames, the per-frame cost of each stage.
+
+Stages, per presented frame: render (the engine, device-synchronised), transfer
+(device to host), upload (``glTexSubImage2D`` into the presenter's texture, or
+wrapping the bytes for the raster presenter) and present (paint start to swap
+done).  Prints median and p99 of each and of render+transfer+upload, the part
+of a frame that must fit inside the budget before the swap.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from app.commands.common import CliError, Progress, print_json, print_table
+from app.commands.render import add_spec_arguments, spec_from_args
+
+STAGES = ("render_ms", "transfer_ms", "upload_ms", "present_ms")
+
+
+def register(sub) -> None:
+    """No top-level command; see :func:`register_bench`."""
+
+
+def register_bench(bench_sub) -> None:
+    p = bench_sub.add_parser(
+        "preview", help="run the live window for N frames; per-frame render, transfer, upload, present")
+    p.add_argument("--pattern", default="counter", help="pattern to show (default counter)")
+    add_spec_arguments(p, size_required=False)
+    p.add_argument("--frames", type=int, default=300, help="frames to measure (default 300)")
+    p.add_argument("--warmup", type=int, default=30,
+                   help="frames presented first and not counted (default 30)")
+    p.add_argument("--fullscreen", action="store_true",
+                   help="measure the fullscreen output window (1:1 pixels) instead of the scaled preview")
+    p.add_argument("--timeline", metavar="CSV", help="also write the per-frame timeline here")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def stage_figures(snapshot, warmup: int) -> dict:
+    """Median and p99 per stage over the frames after ``warmup`` (pure numpy)."""
+    import numpy as np
+
+    out = {}
+    cols = {s: getattr(snapshot, s)[warmup:] for s in STAGES}
+    cols["render_transfer_upload_ms"] = cols["render_ms"] + cols["transfer_ms"] + cols["upload_ms"]
+    for name, v in cols.items():
+        v = np.asarray(v, np.float64)
+        out[name] = ({"median": round(float(np.median(v)), 3), "p99": round(float(np.percentile(v, 99)), 3)}
+                     if len(v) else {"median": None, "p99": None})
+    return out
+
+
+def run(args) -> int:
+    if args.frames < 1:
+        raise CliError(f"--frames must be >= 1, got {args.frames}")
+    if args.warmup < 0:
+        raise CliError(f"--warmup must be >= 0, got {args.warmup}")
+    spec = spec_from_args(args.pattern, args)
+    if args.timeline:
+        from pathlib import Path
+
+        if not Path(args.timeline).resolve().parent.exists():
+            raise CliError(f"cannot write {args.timeline}: its folder does not exist")
+
+    import signal
+
+    from PySide6.QtWidgets import QApplication
+
+    from app.presenter import request_surface_format
+    from app.qt_compat import guard_singleton_refcounts
+
+    guard_singleton_refcounts()
+    app = QApplication.instance()
+    if app is None:
+        request_surface_format()
+        app = QApplication(sys.argv[:1])
+    from app.main_window import MainWindow
+    from app.settings import Settings
+    from core.timing import frame_stats
+
+    total = args.warmup + args.frames
+    win = MainWindow(spec=spec, settings=Settings(), persist=False, frame_limit=total, reuse_static=False)
+    prog = Progress(total, "bench preview")
+    win.loop.frame_presented.connect(lambda _i: prog.update(win.loop.presented_count))
+    # close the window rather than app.quit(): Qt 6.12 can crash delivering a pending
+    # update request to a GL window that quit() tore down
+    win.loop.finished.connect(win.close)
+    cancelled = []
+
+    def on_sigint(*_):
+        cancelled.append(True)
+        win.close()
+
+    old = signal.signal(signal.SIGINT, on_sigint)
+    win.resize(1600, 1000)
+    win.show()
+    if args.fullscreen:
+        win.toggle_fullscreen(True)
+    try:
+        app.exec()
+    finally:
+        signal.signal(signal.SIGINT, old)
+        prog.close()
+    loop = win.loop
+    snap = loop.timeline.snapshot()
+    info = {
+        "pattern": spec.pattern, "size": f"{spec.width}x{spec.height}", "bit_depth": spec.bit_depth,
+        "path": loop.active_path, "path_source": loop.path_source, "device": loop.device,
+        "presenter": (win.output.window or win.preview).kind,
+        "surface_bits": (win.output.window or win.preview).surface_bits, "format": loop.fmt,
+        "pacing": loop.mode, "refresh_hz": round(1000.0 / loop.period_ms, 3),
+        "frames": max(0, len(snap) - args.warmup), "warmup": args.warmup, "cancelled": bool(cancelled),
+    }
+    if args.timeline:
+        snap.write_csv(args.timeline)
+    warm = min(args.warmup, len(snap))
+    info.update(stage_figures(snap, warm))
+    stats = frame_stats(snap.present_s, loop.period_ms, render_ms=snap.render_ms, warmup=warm)
+    iv = stats["interval_ms"] or {}
+    info["interval_ms"] = {"median": round(iv["p50"], 3), "p99": round(iv["p99"], 3)} if iv else None
+    info["late"], info["missed_vsyncs"] = stats["late"], stats["missed_vsyncs"]
+    if args.json:
+        print_json(info)
+    else:
+        print(f"# {info['pattern']} {info['size']} {info['bit_depth']}-bit, path {info['path']} "
+              f"({info['path_source']}), {info['presenter']} presenter, {info['surface_bits']}-bit surface "
+              f"-> {info['format']}, {info['pacing']} at {info['refresh_hz']:.2f} Hz; "
+              f"{info['frames']} frames after {warm} warm-up", file=sys.stderr)
+        rows = []
+        for key, label in (("render_ms", "render"), ("transfer_ms", "transfer"), ("upload_ms", "upload"),
+                           ("present_ms", "present"), ("render_transfer_upload_ms", "render+transfer+upload"),
+                           ("interval_ms", "present interval")):
+            fig = info[key] or {}
+            rows.append({"stage": label, "median_ms": fig.get("median"), "p99_ms": fig.get("p99")})
+        print_table(rows, ["stage", "median_ms", "p99_ms"])
+        print(f"late frames: {info['late']}, missed vsyncs: {info['missed_vsyncs']}")
+    return 130 if cancelled else 0
