@@ -34,6 +34,11 @@ ENV_VARS: dict[str, str] = {
                             "`counter@*=torch-compiled,*=numpy`. A pinned path that is not a "
                             "candidate or cannot run here falls through to the cache, and the reason "
                             "is recorded.",
+    "TESTCARD_CONFIG_DIR": "The folder of the app's settings file, `settings.json` (default: the user "
+                           "config folder, e.g. `~/.config/testcard`).",
+    "TESTCARD_PRESENTER": "`raster` forces the preview and output windows to paint with QPainter and a "
+                          "timer instead of OpenGL (a broken GL driver); `opengl` (the default where the "
+                          "platform has GL) uses the vsync-paced GL presenter.",
     "QT_QPA_PLATFORM": "Qt's window-system plugin: `xcb` (X11), `wayland`, or `offscreen` to run the "
                        "app with no display (what the tests and `packaging/build` use).",
     "CXX": "The C++ compiler for the `torch-compiled` path on CPU (Inductor); without one that path is "
