@@ -626,7 +626,7 @@ def bench_frames(spec: Spec, *, path: str = "numpy", device: str = "cpu", fmt: s
             "render_ms": {"median": round(r["p50"], 4), "p99": round(r["p99"], 4),
                           "mean": round(r["mean"], 4), "max": round(r["max"], 4)},
             "transfer_ms": {"median": round(t["p50"], 4), "p99": round(t["p99"], 4)},
-            "baseline_ms": round(baseline, 4),
+            "baseline_ms": round(baseline, 6),
             "ratio": round(r["p50"] / baseline, 3) if baseline > 0 else None,
             "served": served, "errors": len(errors), "first_error": errors[0] if errors else None,
             "exact": eng.exact, "note": eng.note,
