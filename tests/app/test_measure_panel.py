@@ -132,3 +132,10 @@ def test_shutdown_mid_race_leaves_no_thread(qtbot):
         p.start()
     p.shutdown()
     assert _race_threads() == [] and not cache_path().exists()
+
+
+def test_main_window_docks_the_panel(main_window):
+    from PySide6.QtWidgets import QDockWidget
+
+    docks = [d for d in main_window.findChildren(QDockWidget) if isinstance(d.widget(), MeasurePanel)]
+    assert len(docks) == 1 and docks[0].windowTitle() == "Measure"
