@@ -143,7 +143,7 @@ class VideoCapture(Capture):
             raise ValueError(f"cannot open video {path.name}: {_av_message(exc)}") from None
         if not self._container.streams.video:
             self._container.close()
-            raise ValueError(f"{path.name} has no video stream")
+            raise ValueError(f"{path.name} has no video stream (no frames to decode)")
         stream = self._container.streams.video[0]
         stream.thread_type = "AUTO"
         self._stream = stream
@@ -210,7 +210,8 @@ def _packet_time(packet) -> float | None:
 
 
 def _av_message(exc) -> str:
-    text = str(exc).strip() or type(exc).__name__
+    # FFmpeg errors carry the file name in str(); strerror is the reason alone
+    text = (getattr(exc, "strerror", None) or str(exc)).strip() or type(exc).__name__
     return text.splitlines()[0][:200]
 
 

@@ -96,11 +96,14 @@ class CompatSampler:
         self.ys = np.clip(np.floor(ys), 0, height - 1).astype(np.intp).ravel()
 
     def read(self, image: np.ndarray, bit_depth: int | None = None) -> tuple[int, float]:
-        """(index, margin): margin is the closest cell's distance from the threshold / threshold."""
+        """(index, margin): margin is the closest cell's distance from the threshold / threshold,
+        and 0 when some cell's samples straddle the threshold (not a uniform cell)."""
         v = image[self.ys, self.xs]
         if v.ndim == 2:
             v = v.mean(axis=1, dtype=np.float64)
-        v = v.astype(np.float64).reshape(self.bits, 9).mean(axis=1)
+        v = v.astype(np.float64).reshape(self.bits, 9)
+        cells = v
+        v = cells.mean(axis=1)
         if image.dtype.kind == "f":
             thr = 0.5
         elif bit_depth is not None:
@@ -113,6 +116,11 @@ class CompatSampler:
         bits = v > thr
         index = int(bits.astype(np.int64) @ (np.int64(1) << np.arange(self.bits - 1, -1, -1, dtype=np.int64)))
         margin = float(np.abs(v - thr).min() / thr) if thr > 0 else 0.0
+        # every sample of a cell on one side of the threshold, or this is not a compat row
+        # (a robust panel or other content under the compat cells)
+        lit = cells > thr
+        if not (lit.all(axis=1) | ~lit.any(axis=1)).all():
+            margin = 0.0
         return index, margin
 
 
@@ -147,10 +155,15 @@ class PanelReader:
         self.location: Location | None = None
         self.header: tuple[int, bool] | None = None   # (bits, gray) of the robust panel
         self.searches = 0
+        self.structure_seen = False   # robust clock rows seen, even if never read
         self._wait = 0
         self._backoff = 1
         self._compat: dict[tuple[int, int], CompatSampler] = {}
         self._compat_prev: int | None = None
+        self._compat_since = 0
+        self._compat_lit = False
+        self._signature: np.ndarray | None = None
+        self.explicit_bits = bits is not None
 
     # -- layout
     @property
@@ -170,7 +183,10 @@ class PanelReader:
     def search(self, image: np.ndarray) -> bool:
         """Look for the robust panel in this image (hint first); True when found."""
         self.searches += 1
-        loc = locate(image, self.header, self.hint)
+        structure: list = []
+        loc = locate(image, self.header, self.hint, structure)
+        if structure:
+            self.structure_seen = True
         if loc is None:
             return False
         self.location = loc
@@ -192,26 +208,45 @@ class PanelReader:
 
     def _read_compat(self, image: np.ndarray) -> Reading:
         reading = self._compat_reading(image)
-        if self.hint is not None:
+        if self.hint is not None or self.explicit_bits:
             return reading
+        if reading.index == 0 and not self._compat_lit:
+            # nothing lit yet: a dark or washed-out picture reads as index 0 in compat;
+            # trust 0 only once the capture has shown a counter running
+            reading = Reading("undecodable", None, reading.confidence,
+                              note="no lit cells: no compat panel seen yet")
+        elif reading.index:
+            self._compat_lit = True
         # Settled on compat only for want of a robust panel.  A capture may open on
         # something else before the counter is shown, so look for a robust panel
-        # again whenever the compat reading stops looking like a running counter
-        # (unreadable, or a jump), backing off while none is found.
-        prev, self._compat_prev = self._compat_prev, reading.index
-        plausible = reading.index is not None and (
-            prev is None or (reading.index - prev) % (1 << self.compat_bits) <= 8)
+        # again whenever the compat reading does not follow a running counter (no
+        # recent reading, or a jump), backing off while none is found; while backing
+        # off, such readings are not trusted.
+        prev, since = self._compat_prev, self._compat_since
+        modulus = 1 << self.compat_bits
+        plausible = reading.index is not None and prev is not None and since <= 8 and (
+            (reading.index - prev) % modulus <= 8 + 2 * since)
+        if reading.index is not None:
+            self._compat_prev, self._compat_since = reading.index, 0
+        else:
+            self._compat_since += 1
         if plausible:
             self._backoff, self._wait = 1, 0
             return reading
-        if self._wait > 0:
+        if self._wait > 0 and not self._picture_changed(image):
             self._wait -= 1
-            return reading
+            if reading.index is None:
+                return reading
+            return Reading("undecodable", None, reading.confidence,
+                           note="compat reading does not follow the counter")
         if self.search(image):
             robust = self._robust_at(self.location, image)
             if robust is not None:
                 self._backoff, self._wait = 1, 0
                 return robust
+        if self.structure_seen:   # a robust panel that does not read: never read it as compat
+            self.layout = "robust"
+            return Reading("undecodable", None, 0.0, note="robust panel seen but not readable")
         self.layout = "compat"
         self._wait = self._backoff
         self._backoff = min(2 * self._backoff, MAX_BACKOFF)
@@ -242,7 +277,7 @@ class PanelReader:
                 self._backoff, self._wait = 1, 0
                 return reading
         # lost (or never found at this size): search again, backing off while it keeps failing
-        if self._wait > 0:
+        if self._wait > 0 and not self._picture_changed(image):
             self._wait -= 1
             return Reading("undecodable", None, 0.0, note="no panel found")
         if self.search(image):
@@ -253,6 +288,21 @@ class PanelReader:
         self._wait = self._backoff
         self._backoff = min(2 * self._backoff, MAX_BACKOFF)
         return Reading("undecodable", None, 0.0, note="no panel found")
+
+    def _picture_changed(self, image: np.ndarray) -> bool:
+        """Whether the picture changed a lot since the last frame this was asked about
+        (judged on a sparse grid), so a search skipped while backing off is worth doing now."""
+        h, w = image.shape[:2]
+        ys = (np.arange(24) * h // 24 + h // 48).clip(0, h - 1)
+        xs = (np.arange(24) * w // 24 + w // 48).clip(0, w - 1)
+        sig = np.asarray(image[np.ix_(ys, xs)], dtype=np.float32)
+        if sig.ndim == 3:
+            sig = sig.mean(axis=2)
+        prev, self._signature = self._signature, sig
+        if prev is None or prev.shape != sig.shape:
+            return True
+        span = max(float(sig.max() - sig.min()), float(prev.max() - prev.min()))
+        return span > 0 and float(np.abs(sig - prev).mean()) > 0.05 * span
 
     def _robust_at(self, loc: Location, image: np.ndarray) -> Reading | None:
         reads = loc.sampler.read(image, self.header)
@@ -345,14 +395,14 @@ class CaptureDecoder:
             # keep a private copy: a video frame's buffer is reused by the next frame
             pending.append((cf, None if item[1] is None else np.array(item[1], copy=True)))
             if sum(1 for _, im in pending if im is not None) >= LOOKAHEAD:
-                reader.settle("compat")
-        if reader.layout is None:
-            reader.settle("compat")
+                # clock rows seen but never read: a robust panel too degraded to read,
+                # which must not be misread as compat
+                reader.settle("robust" if reader.structure_seen else "compat")
         yield from self._flush(pending)
 
     def _flush(self, pending) -> Iterator[FrameResult]:
         if self.reader.layout is None and pending:
-            self.reader.settle("compat")
+            self.reader.settle("robust" if self.reader.structure_seen else "compat")
         for cf, image in pending:
             yield self._one(cf, image)
 

@@ -33,7 +33,7 @@ from core.counter import (
 )
 
 MIN_CELLS = robust_cells(1)[1]          # the narrowest robust band (1-bit counter)
-MIN_RISING = (MIN_CELLS + 1) // 2       # white cells in its top clock row
+MIN_RISING = (MIN_CELLS - 1) // 2       # white cells in its bottom clock row (M - 2 cells)
 MIN_MARGIN = 0.1                        # a data cell this close to its threshold is not trusted
 SAMPLE_DX = (-0.25, 0.0, 0.25)          # sample points inside a cell, as fractions of its size
 SAMPLE_DY = (-0.2, 0.0, 0.2)
@@ -258,11 +258,13 @@ def luma(image: np.ndarray) -> np.ndarray:
     return img.astype(np.float32, copy=False)
 
 
-def find_bands(image: np.ndarray) -> list[Band]:
+def find_bands(image: np.ndarray, clock_rows: list | None = None) -> list[Band]:
     """Every structurally complete band (both clock rows found) in the image, top to bottom.
 
     Structure only: whether a band's header and check code read is for the
-    caller (see ``locate``).
+    caller (see ``locate``).  ``clock_rows``, when given, receives every clock
+    row seen on two lines or more, paired or not (a band cut by the capture's
+    edge still shows its clock rows).
     """
     import cv2
 
@@ -282,51 +284,42 @@ def find_bands(image: np.ndarray) -> list[Band]:
     sub = t[rows]
     thr = ((lo + hi) * 0.5)[rows]
     above = sub > thr[:, None]
-    rising = ~above[:, :-1] & above[:, 1:]
-    falling = above[:, :-1] & ~above[:, 1:]
-    counts = rising.sum(axis=1)
-    keep = np.flatnonzero(counts >= MIN_RISING)
+    rise_r, rise_c = np.nonzero(~above[:, :-1] & above[:, 1:])
+    if rise_r.size < MIN_RISING:
+        return []
+    # Runs of equally spaced rising edges, found for all lines at once: spacing k and
+    # k+1 agree within 25 % and lie on one line; a run of L agreeing pairs spans L+2 edges.
+    x = _crossings2(sub, thr, rise_r, rise_c)
+    sp = np.diff(x)
+    same = rise_r[1:] == rise_r[:-1]
+    agree = same[:-1] & same[1:] & (np.abs(sp[1:] - sp[:-1]) <= 0.25 * np.abs(sp[:-1]))
+    edges = np.diff(np.concatenate([[0], agree.astype(np.int8), [0]]))
+    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    long = (ends - starts) + 2 >= MIN_RISING
+    if not long.any():
+        return []
+    fall_r, fall_c = np.nonzero(above[:, :-1] & ~above[:, 1:])
+    fx = _crossings2(sub, thr, fall_r, fall_c)
     tracks: list[_Track] = []
-    for k in keep:
-        v = sub[k]
-        e = _crossings(v, thr[k], np.flatnonzero(rising[k]))
-        f = _crossings(v, thr[k], np.flatnonzero(falling[k]))
-        tracks.extend(_row_tracks(int(rows[k]), e, f))
+    for a, b in zip(starts[long], ends[long], strict=True):
+        k = int(rise_r[a])
+        lo_f, hi_f = np.searchsorted(fall_r, [k, k + 1])
+        tr = _fit_track(int(rows[k]), x[a:b + 2], fx[lo_f:hi_f])
+        if tr is not None:
+            tracks.append(tr)
     groups = _group(tracks)
+    if clock_rows is not None:
+        clock_rows.extend(g for g in groups if len(g.ys) >= 2)
     return _pair(groups)
 
 
-def _crossings(v: np.ndarray, thr: float, idx: np.ndarray) -> np.ndarray:
-    """Sub-pixel threshold crossings between pixel idx and idx+1 (continuous coordinates)."""
-    a, b = v[idx], v[idx + 1]
+def _crossings2(sub: np.ndarray, thr: np.ndarray, r: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Sub-pixel crossings of each line's threshold between pixels c and c+1 of line r."""
+    a, b = sub[r, c], sub[r, c + 1]
     d = b - a
-    frac = np.where(d != 0, (thr - a) / np.where(d != 0, d, 1), 0.5)
-    return idx + 0.5 + np.clip(frac, 0.0, 1.0)
-
-
-def _row_tracks(y: int, e: np.ndarray, f: np.ndarray) -> list[_Track]:
-    out = []
-    if e.size < MIN_RISING:
-        return out
-    s = np.diff(e)
-    start = 0
-    while start < s.size:
-        ref = s[start]
-        end = start
-        total = ref
-        while end + 1 < s.size:
-            mean = total / (end - start + 1)
-            if abs(s[end + 1] - mean) > 0.25 * mean:
-                break
-            end += 1
-            total += s[end]
-        n_rise = end - start + 2
-        if n_rise >= MIN_RISING:
-            tr = _fit_track(y, e[start:end + 2], f)
-            if tr is not None:
-                out.append(tr)
-        start = end + 1
-    return out
+    t = thr[r]
+    frac = np.where(d != 0, (t - a) / np.where(d != 0, d, 1), 0.5)
+    return c + 0.5 + np.clip(frac, 0.0, 1.0)
 
 
 def _fit_track(y: int, e: np.ndarray, f: np.ndarray) -> _Track | None:
@@ -416,10 +409,15 @@ class Location:
 
 
 def locate(image: np.ndarray, expect: tuple[int, bool] | None = None,
-           hint: CounterGeometry | None = None) -> Location | None:
+           hint: CounterGeometry | None = None, structure: list | None = None) -> Location | None:
     """Find the robust panel: at the hinted place first (a manifest's geometry scaled to
     the capture), else by searching.  Accepted only when a band's header and
-    check code read; returns None when no panel is found in this image."""
+    check code read; returns None when no panel is found in this image.
+
+    ``structure``, when given, receives every band whose clock rows were found,
+    read or not (or, with no band, every clock row): evidence that a robust
+    panel is there even when it cannot be read.
+    """
     img = np.asarray(image)
     h, w = img.shape[:2]
     if hint is not None and hint.layout == "robust":
@@ -427,7 +425,10 @@ def locate(image: np.ndarray, expect: tuple[int, bool] | None = None,
         loc = _accept(img, bands, expect, "manifest")
         if loc is not None:
             return loc
-    bands = find_bands(img)
+    rows: list = []
+    bands = find_bands(img, rows)
+    if structure is not None:
+        structure.extend(bands or rows)
     if not bands:
         return None
     # bands of one panel share their cell count; take the count that reads

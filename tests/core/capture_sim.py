@@ -212,3 +212,26 @@ def expected_sequence(schedule: Schedule, modulus: int, per_refresh: int = 1) ->
         prev, run = (r.top, 1) if whole else (None, 0)
     torn = sum(per_refresh for r in schedule.refreshes if r.top != r.bottom)
     return {"dropped": dropped, "repeated": repeated, "torn": torn}
+
+
+def write_video(path, frames, codec: str = "libx264", pix_fmt: str = "yuv420p", fps: int = 60,
+                options: dict | None = None) -> None:
+    """Encode frames ((H, W, 3) uint8 or uint16 RGB) with PyAV; sizes must be even for 4:2:0."""
+    import av
+
+    with av.open(str(path), "w") as out:
+        stream = out.add_stream(codec, rate=fps)
+        h, w = frames[0].shape[:2]
+        stream.width, stream.height, stream.pix_fmt = w, h, pix_fmt
+        if options is None and codec == "libx264":
+            options = {"crf": "12", "preset": "ultrafast"}
+        stream.options = options or {}
+        for f in frames:
+            if f.dtype == np.uint16:
+                vf = av.VideoFrame.from_ndarray(np.ascontiguousarray(f), format="rgb48le")
+            else:
+                vf = av.VideoFrame.from_ndarray(np.ascontiguousarray(f), format="rgb24")
+            for packet in stream.encode(vf):
+                out.mux(packet)
+        for packet in stream.encode():
+            out.mux(packet)

@@ -1,0 +1,114 @@
+"""``testcard decode``: read counter panels from a capture and report drops, repeats and tears;
+``testcard bench decode``: how fast that goes."""
+
+from __future__ import annotations
+
+import sys
+
+from app.commands.common import CliError, Progress, parse_size, print_json, print_table
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "decode", help="decode counter panels from captured frames (folder, glob or video)",
+        description="Read the frame counter from every captured frame and report dropped, repeated, "
+                    "out-of-order and torn frames. The robust layout is recognised by itself; without "
+                    "a manifest or --bits a compat panel is read at 16 bits.")
+    p.add_argument("path", metavar="PATH",
+                   help="a folder or glob of PNG/TIFF/JPEG/.npy frames, one image, or a video file")
+    p.add_argument("--manifest", metavar="FILE",
+                   help="sidecar manifest (FRAME.png.json from `testcard render`): where the panel is")
+    p.add_argument("--bits", type=int, metavar="N", help="counter bits of a compat panel (1..31)")
+    p.add_argument("--capture-fps", type=float, metavar="F",
+                   help="capture rate (read from a video when not given)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON document: frames, summary, events")
+    p.add_argument("--csv", metavar="FILE", help="write one row per frame to FILE")
+    p.add_argument("--plot", metavar="FILE.png", help="draw decoded index against capture position")
+    p.add_argument("--fail-on-drop", action="store_true", help="exit 1 when any frame was dropped")
+    p.set_defaults(func=run)
+
+
+def register_bench(bench_sub) -> None:
+    p = bench_sub.add_parser("decode", help="frames/s decoding counter panels, with and without file reading")
+    p.add_argument("--size", default="1920x1080", help="frame size (default 1920x1080)")
+    p.add_argument("--bits", type=int, default=16)
+    p.add_argument("--frames", type=int, default=120, help="distinct frames to decode (default 120)")
+    p.add_argument("--files", type=int, default=60, help="frames written to PNG and video (default 60)")
+    p.add_argument("--no-files", action="store_true", help="only the in-memory figures")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run_bench)
+
+
+def _check_args(args) -> None:
+    from pathlib import Path
+
+    if args.bits is not None and not 1 <= args.bits <= 31:
+        raise CliError(f"--bits must be 1..31, got {args.bits}")
+    if args.capture_fps is not None and not args.capture_fps > 0:
+        raise CliError(f"--capture-fps must be above 0, got {args.capture_fps:g}")
+    if args.csv and not Path(args.csv).resolve().parent.is_dir():
+        raise CliError(f"cannot write {args.csv}: its folder does not exist")
+    if args.plot:
+        from core.decode_report import check_plot_path
+
+        check_plot_path(Path(args.plot).resolve())
+    if args.manifest and not Path(args.manifest).is_file():
+        raise CliError(f"manifest {args.manifest} does not exist")
+
+
+def run(args) -> int:
+    from core.decode import DecodeJob, DecodeRequest
+    from core.decode_report import summary_lines, write_csv, write_plot
+
+    _check_args(args)
+    job = DecodeJob(DecodeRequest(args.path, args.manifest, args.bits, args.capture_fps))
+    prog = Progress(job.total, "decode")
+    cancelled = False
+    try:
+        for r in job:
+            prog.update(r.position + 1, r.status if r.index is None else str(r.index))
+    except KeyboardInterrupt:
+        cancelled = True
+    finally:
+        prog.close()
+        job.close()
+    if not job.results:
+        raise CliError(f"no frames could be read from {args.path}")
+    report = job.report(cancelled=cancelled)
+    if args.csv:
+        write_csv(args.csv, report["frames"])
+    if args.plot:
+        write_plot(args.plot, report)
+    if args.json:
+        print_json(report)
+    else:
+        print("\n".join(summary_lines(report)))
+    if cancelled:
+        print("testcard: interrupted; the report covers the frames decoded so far", file=sys.stderr)
+        return 130
+    if args.fail_on_drop and report["summary"]["dropped_count"] > 0:
+        return 1
+    return 0
+
+
+def run_bench(args) -> int:
+    from core.decode_bench import bench_decode
+
+    w, h = parse_size(args.size)
+    if not 1 <= args.bits <= 31:
+        raise CliError(f"--bits must be 1..31, got {args.bits}")
+    if args.frames < 1 or args.files < 1:
+        raise CliError("--frames and --files must be at least 1")
+    prog = Progress(None, "bench decode")
+    rows = bench_decode(w, h, bits=args.bits, frames=args.frames, files=0 if args.no_files else args.files,
+                        progress=lambda note: prog.update(prog.done + 1, note))
+    prog.close()
+    if args.json:
+        print_json(rows)
+        return 0
+    print(f"# robust {args.bits}-bit panel at {w}x{h}; one core for the in-memory rows; "
+          "file rows include reading and decoding the file", file=sys.stderr)
+    print_table(rows, ["case", "frames", "frames_per_s", "ms_per_frame", "note"])
+    return 0
+
