@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     "app.commands.measure",
     "app.commands.decisions",
     "app.commands.frames",
+    "app.commands.decode",
 ]
 
 
