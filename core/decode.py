@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from core.capture import as_image
 from core.counter import DEFAULT_BITS, MAX_BITS, MIN_BITS, CounterGeometry
 from core.locate import Location, RobustSampler, hint_bands, locate
 
@@ -184,7 +185,10 @@ class PanelReader:
         """Look for the robust panel in this image (hint first); True when found."""
         self.searches += 1
         structure: list = []
-        loc = locate(image, self.header, self.hint, structure)
+        try:
+            loc = locate(image, self.header, self.hint, structure)
+        except Exception:  # noqa: BLE001 - an odd image (OpenCV refuses it) just has no panel
+            return False
         if structure:
             self.structure_seen = True
         if loc is None:
@@ -378,23 +382,25 @@ class CaptureDecoder:
         if reader.layout is None and reader.robust_expected():
             reader.settle("robust")
         for cf in self.frames:
-            if cf.image is None:
-                item = (cf, None)
-            else:
-                item = (cf, cf.image)
+            image, error = cf.image, cf.error
+            if image is not None:
+                try:
+                    image = as_image(image, cf.name or f"frame {cf.position}")
+                except ValueError as exc:
+                    image, error = None, str(exc)
             if reader.layout is not None:
                 yield from self._flush(pending)
                 pending = []
-                yield self._one(*item)
+                yield self._one(cf, image, error)
                 continue
-            if item[1] is not None and reader.search(item[1]):
+            if image is not None and reader.search(image):
                 yield from self._flush(pending)
                 pending = []
-                yield self._one(*item)
+                yield self._one(cf, image, error)
                 continue
             # keep a private copy: a video frame's buffer is reused by the next frame
-            pending.append((cf, None if item[1] is None else np.array(item[1], copy=True)))
-            if sum(1 for _, im in pending if im is not None) >= LOOKAHEAD:
+            pending.append((cf, None if image is None else np.array(image, copy=True), error))
+            if sum(1 for _, im, _ in pending if im is not None) >= LOOKAHEAD:
                 # clock rows seen but never read: a robust panel too degraded to read,
                 # which must not be misread as compat
                 reader.settle("robust" if reader.structure_seen else "compat")
@@ -403,16 +409,16 @@ class CaptureDecoder:
     def _flush(self, pending) -> Iterator[FrameResult]:
         if self.reader.layout is None and pending:
             self.reader.settle("robust" if self.reader.structure_seen else "compat")
-        for cf, image in pending:
-            yield self._one(cf, image)
+        for cf, image, error in pending:
+            yield self._one(cf, image, error)
 
-    def _one(self, cf, image) -> FrameResult:
+    def _one(self, cf, image, error=None) -> FrameResult:
         if image is None:
             return FrameResult(cf.position, cf.timestamp, None, "unreadable", 0.0, name=cf.name,
-                               note=cf.error or "unreadable")
+                               note=error or "unreadable")
         try:
             r = self.reader.read(image)
-        except (ValueError, IndexError, TypeError) as exc:  # an image the sampler cannot use
+        except (ValueError, IndexError, TypeError, MemoryError) as exc:  # an image it cannot use
             return FrameResult(cf.position, cf.timestamp, None, "undecodable", 0.0, name=cf.name,
                                note=f"cannot sample this frame: {exc}")
         return FrameResult(cf.position, cf.timestamp, r.index, r.status, r.confidence, r.indices,
