@@ -16,6 +16,7 @@ COMMAND_MODULES = [
     "app.commands.bench",
     "app.commands.preview_bench",
     "app.commands.desktop",
+    "app.commands.presets",
     "app.commands.measure",
     "app.commands.decisions",
     "app.commands.frames",
