@@ -34,8 +34,9 @@ ENV_VARS: dict[str, str] = {
                             "`counter@*=torch-compiled,*=numpy`. A pinned path that is not a "
                             "candidate or cannot run here falls through to the cache, and the reason "
                             "is recorded.",
-    "TESTCARD_CONFIG_DIR": "The folder of the app's settings file, `settings.json` (default: the user "
-                           "config folder, e.g. `~/.config/testcard`).",
+    "TESTCARD_CONFIG_DIR": "The folder of the app's settings file, `settings.json`, and of your own "
+                           "preset files, `presets/*.json` (default: the user config folder, e.g. "
+                           "`~/.config/testcard`).",
     "TESTCARD_PRESENTER": "`raster` forces the preview and output windows to paint with QPainter and a "
                           "timer instead of OpenGL (a broken GL driver); `opengl` (the default where the "
                           "platform has GL) uses the vsync-paced GL presenter.",
