@@ -92,6 +92,20 @@ def catalog_markdown() -> str:
         params = ", ".join(_param_summary(p) for p in pat.params) or "none"
         lines.append(f"| `{pat.name}` | {pat.group} | {'yes' if pat.can_animate else ''} | "
                      f"{_cell(params)} | {_cell(pat.description)} |")
+    return "\n".join(lines + ["", presets_markdown()])
+
+
+def presets_markdown() -> str:
+    from core.presets import builtin_presets
+
+    lines = ["### Presets", "",
+             "Named sets of patterns: `testcard presets` lists them, `testcard presets NAME -o FOLDER` "
+             "renders one to files. Your own preset files (the same JSON as `resources/presets/`) go "
+             "in `presets/` in the settings folder.", "",
+             "| preset | frames | what it is for |", "| --- | --- | --- |"]
+    for p in builtin_presets():
+        patterns = ", ".join(dict.fromkeys(e.pattern for e in p.entries))
+        lines.append(f"| {_cell(p.name)} | {len(p.entries)} ({patterns}) | {_cell(p.description)} |")
     return "\n".join(lines)
 
 

@@ -78,3 +78,11 @@ def test_check_mode_reports_a_stale_readme_and_writing_fixes_it(tmp_path, capsys
     docs.main([str(path)])
     assert docs.main(["--check", str(path)]) == 0
     assert path.read_text(encoding="utf-8") == docs.regenerate(README)
+
+
+def test_presets_table_lists_every_builtin_preset():
+    from core.presets import builtin_presets
+
+    section = docs.get_section(README, "catalog")
+    for p in builtin_presets():
+        assert f"| {p.name} | {len(p.entries)} (" in section, f"{p.name} missing: {docs.HINT}"
