@@ -167,6 +167,9 @@ class GLPresenter(QOpenGLWindow):
         if self._frame is not None and self._dirty:
             self._upload_ms = self._upload()
             self._dirty = False
+        ef = self.context().extraFunctions()
+        # creating the FBO bound it; clear the window's framebuffer, not the frame just uploaded
+        ef.glBindFramebuffer(GL_DRAW_FRAMEBUFFER, self.defaultFramebufferObject())
         f.glClearColor(0.0, 0.0, 0.0, 1.0)
         f.glClear(GL_COLOR_BUFFER_BIT)
         if self._fbo is None:
@@ -174,9 +177,7 @@ class GLPresenter(QOpenGLWindow):
         fw, fh = self._fbo_key[0], self._fbo_key[1]
         dw, dh = self.device_size()
         x, y, w, h = frame_rect(fw, fh, dw, dh, self.one_to_one)
-        ef = self.context().extraFunctions()
         ef.glBindFramebuffer(GL_READ_FRAMEBUFFER, self._fbo.handle())
-        ef.glBindFramebuffer(GL_DRAW_FRAMEBUFFER, self.defaultFramebufferObject())
         # destination y runs top to bottom: row 0 of the frame lands at the top
         ef.glBlitFramebuffer(0, 0, fw, fh, x, dh - y, x + w, dh - y - h, GL_COLOR_BUFFER_BIT,
                              GL_NEAREST if (w, h) == (fw, fh) else GL_LINEAR)
