@@ -255,7 +255,8 @@ class FrameLoop(QObject):
         self.frame_presented.emit(r.index)
         if self.frame_limit and self.presented_count >= self.frame_limit:
             self.stop()
-            self.finished.emit()
+            # not from inside the presenter's paint: a window closed there crashes Qt
+            QTimer.singleShot(0, self.finished.emit)
             return
         if self._running and self.monitor.mode == VSYNC:
             self._produce()

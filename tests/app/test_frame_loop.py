@@ -153,10 +153,13 @@ def test_frame_limit_stops_and_finishes(qtbot, loop):
     loop.frame_limit = 4
     loop.attach(p, 60.0)
     loop.start()
+    finished = []
+    loop.finished.connect(lambda: finished.append(loop.presented_count))
     with qtbot.waitSignal(loop.finished, timeout=1000):
         for _ in range(4):
             present(loop, p, 16.7)
-    assert not loop.running and p.requests == 4
+        assert not finished            # delivered after the present returns, never inside it
+    assert finished == [4] and not loop.running and p.requests == 4
 
 
 def test_unrequested_repaints_are_not_recorded(loop):
