@@ -62,6 +62,7 @@ class FrameLoop(QObject):
         self._mirror_t = 0.0
         self._pending = None
         self._pending_t = 0.0
+        self._uploaded = None
         self._running = False
         self._schedule = DeadlineSchedule(self.period_ms / 1e3)
         self._timer = QTimer(self)
@@ -230,7 +231,12 @@ class FrameLoop(QObject):
             self.last_error = None
         self._pending = r
         self._pending_t = self.clock()
-        self.presenter.set_frame(r.data)
+        # a static frame the engine served again from the same buffer is already on the
+        # presenter: present it again without another upload
+        key = (id(self.presenter), self.spec, id(r.data))
+        if not self.reuse_static or self.spec.animated or r.error or key != self._uploaded:
+            self.presenter.set_frame(r.data)
+            self._uploaded = key if self.reuse_static and not self.spec.animated else None
         self.presenter.request_present()
         if self.mirror is not None and self._pending_t - self._mirror_t >= self.MIRROR_INTERVAL_S:
             self._mirror_t = self._pending_t

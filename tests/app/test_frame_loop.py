@@ -192,3 +192,41 @@ def test_eight_bit_surface_says_that_ten_bit_values_round(qtbot):
     lp.attach(p, 60.0)
     assert lp.fmt == "rgb8" and "8-bit surface" in lp.rounding_note
     lp.close()
+
+
+def test_a_static_frame_is_uploaded_once_and_presented_every_time(qtbot):
+    lp = FrameLoop(make_spec("bars", {}, width=64, height=36, bit_depth=8), clock=Clock())
+    lp.clock_ref = lp.clock
+    p = FakePresenter()
+    lp.attach(p, 60.0)
+    lp.start()
+    for _ in range(5):
+        present(lp, p, 16.7)
+    assert p.requests == 6 and len(p.frames) == 1
+    lp.set_spec(make_spec("bars", {"level": 100.0}, width=64, height=36, bit_depth=8))
+    present(lp, p, 16.7)
+    present(lp, p, 16.7)
+    assert len(p.frames) == 2 and p.frames[1].max() == 255
+    other = FakePresenter()
+    lp.attach(other, 60.0)                     # a new presenter gets the frame again
+    assert len(other.frames) == 1
+    lp.close()
+
+
+def test_animated_frames_and_benchmarks_upload_every_frame(loop):
+    p = FakePresenter()
+    loop.attach(p, 60.0)
+    loop.start()
+    for _ in range(4):
+        present(loop, p, 16.7)
+    assert len(p.frames) == 5
+    bench = FrameLoop(make_spec("bars", {}, width=64, height=36, bit_depth=8), reuse_static=False,
+                      clock=Clock())
+    bench.clock_ref = bench.clock
+    q = FakePresenter()
+    bench.attach(q, 60.0)
+    bench.start()
+    for _ in range(4):
+        present(bench, q, 16.7)
+    assert len(q.frames) == 5
+    bench.close()
