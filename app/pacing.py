@@ -22,17 +22,21 @@ TIMER = "timer-paced"
 class PacingMonitor:
     """Judges from present timestamps whether swaps wait for vsync.
 
-    Intervals are judged in consecutive windows of ``probe``: a window whose
-    median is below ``fast_fraction`` of the screen period means swaps do not
-    block (a loop locked to vsync cannot run faster than the screen refreshes),
-    and the verdict becomes ``TIMER`` for good.  Slow windows are a slow
-    render or a busy machine, not a missing vsync: the verdict stays ``VSYNC``.
+    Intervals are judged in consecutive windows of ``probe``.  A loop locked to
+    vsync presents every period or every whole number of periods (a slow
+    frame waits for the next vblank).  So a window whose median is below
+    ``fast_fraction`` of the period (swaps that do not block), or further than
+    ``max(tolerance_ms, tolerance * period)`` from a whole number of periods
+    (slow swaps that do not wait for a vblank either) in two windows running,
+    turns the verdict to ``TIMER`` for good.  Medians at one, two, three periods stay ``VSYNC``.
     The first ``skip`` intervals (window mapping, first uploads) are ignored.
     """
 
     period_ms: float
     probe: int = 20
     fast_fraction: float = 0.75
+    tolerance_ms: float = 1.0
+    tolerance: float = 0.06
     skip: int = 5
     mode: str = VSYNC
     reason: str = ""
@@ -41,6 +45,7 @@ class PacingMonitor:
         self._last: float | None = None
         self._window: list[float] = []
         self._seen = 0
+        self._off_grid = 0
 
     def reset(self, period_ms: float | None = None, mode: str = VSYNC) -> None:
         if period_ms is not None:
@@ -50,6 +55,7 @@ class PacingMonitor:
         self._last = None
         self._window = []
         self._seen = 0
+        self._off_grid = 0
 
     def observe(self, t_s: float) -> bool:
         """Record one present at ``t_s`` seconds; True when this call changed the verdict."""
@@ -64,12 +70,23 @@ class PacingMonitor:
             return False
         med = statistics.median(self._window)
         self._window = []
+        periods = max(1, round(med / self.period_ms))
+        off = abs(med - periods * self.period_ms)
         if med < self.fast_fraction * self.period_ms:
-            self.mode = TIMER
             self.reason = (f"swaps return after {med:.1f} ms, not the {self.period_ms:.2f} ms "
                            "screen period: vsync is not honoured here")
-            return True
-        return False
+        elif off > max(self.tolerance_ms, self.tolerance * self.period_ms):
+            # one busy stretch can look like this; two windows in a row cannot
+            self._off_grid += 1
+            if self._off_grid < 2:
+                return False
+            self.reason = (f"presents come every {med:.1f} ms, not a whole number of "
+                           f"{self.period_ms:.2f} ms screen periods: swaps are not paced by vsync")
+        else:
+            self._off_grid = 0
+            return False
+        self.mode = TIMER
+        return True
 
 
 @dataclass
