@@ -24,11 +24,13 @@ class PacingMonitor:
 
     Intervals are judged in consecutive windows of ``probe``.  A loop locked to
     vsync presents every period or every whole number of periods (a slow
-    frame waits for the next vblank).  So a window whose median is below
-    ``fast_fraction`` of the period (swaps that do not block), or further than
-    ``max(tolerance_ms, tolerance * period)`` from a whole number of periods
-    (slow swaps that do not wait for a vblank either) in two windows running,
-    turns the verdict to ``TIMER`` for good.  Medians at one, two, three periods stay ``VSYNC``.
+    frame waits for the next vblank), within a fraction of a millisecond.  So
+    a window whose median interval is below ``fast_fraction`` of the period
+    (swaps that do not block), or whose intervals lie a median of more than
+    ``max(tolerance_ms, tolerance * period)`` off the nearest whole number of
+    periods in two windows running (slow swaps that do not wait for a vblank
+    either), turns the verdict to ``TIMER`` for good.  Intervals of one, two,
+    three periods, in any mixture, stay ``VSYNC``.
     The first ``skip`` intervals (window mapping, first uploads) are ignored.
     """
 
@@ -69,9 +71,10 @@ class PacingMonitor:
         if len(self._window) < self.probe:
             return False
         med = statistics.median(self._window)
+        # distance of each interval from the nearest whole number of periods (at least one)
+        p = self.period_ms
+        off = statistics.median(abs(iv - max(1, round(iv / p)) * p) for iv in self._window)
         self._window = []
-        periods = max(1, round(med / self.period_ms))
-        off = abs(med - periods * self.period_ms)
         if med < self.fast_fraction * self.period_ms:
             self.reason = (f"swaps return after {med:.1f} ms, not the {self.period_ms:.2f} ms "
                            "screen period: vsync is not honoured here")
@@ -80,8 +83,8 @@ class PacingMonitor:
             self._off_grid += 1
             if self._off_grid < 2:
                 return False
-            self.reason = (f"presents come every {med:.1f} ms, not a whole number of "
-                           f"{self.period_ms:.2f} ms screen periods: swaps are not paced by vsync")
+            self.reason = (f"presents land {off:.1f} ms off the {self.period_ms:.2f} ms vblank grid "
+                           f"(median interval {med:.1f} ms): swaps are not paced by vsync")
         else:
             self._off_grid = 0
             return False
