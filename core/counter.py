@@ -213,30 +213,34 @@ def gray_decode(code: int) -> int:
     return code
 
 
-_CRC_MASKS: dict[tuple[int, bool], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+def _syndromes() -> tuple[int, ...]:
+    """Check bits (MSB first) that flip with each index bit: bit j of the CRC flips with code
+    bit i when bit j of x**(16 + i) mod P is set (a CRC is linear in its message)."""
+    masks = [0] * CHECK_BITS
+    r = 1 << (CHECK_BITS - 1)   # x**15; one step gives x**16 mod P
+    for i in range(MAX_BITS):
+        r = ((r << 1) ^ (CRC_POLY if r & 0x8000 else 0)) & 0xFFFF
+        for j in range(CHECK_BITS):
+            if (r >> (CHECK_BITS - 1 - j)) & 1:
+                masks[j] |= 1 << i
+    return tuple(masks)
 
 
-def _crc_masks(bits: int, gray: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
+_SYNDROME_MASKS = _syndromes()
+
+
+def _crc_masks(bits: int, gray: bool) -> tuple[list[int], list[int]]:
     """CRC bit j (MSB first) = parity(code & mask_j) ^ const_j.
 
     A CRC is affine in its message bits for a fixed length, so each check bit
     is a fixed parity of the code bits; this lets the render compute it with
-    shifts and XORs on array data (no Python branching on the frame).
+    shifts and XORs on array data (no Python branching on the frame).  Plain
+    Python on module constants: under torch.compile it folds into constants.
     """
-    key = (bits, bool(gray))
-    if key not in _CRC_MASKS:
-        head = robust_header(bits, gray) << bits
-        n = HEADER_BITS + bits
-        base = crc16(head, n)
-        masks = [0] * CHECK_BITS
-        for i in range(bits):
-            diff = crc16(head | (1 << i), n) ^ base
-            for j in range(CHECK_BITS):
-                if (diff >> (CHECK_BITS - 1 - j)) & 1:
-                    masks[j] |= 1 << i
-        consts = [(base >> (CHECK_BITS - 1 - j)) & 1 for j in range(CHECK_BITS)]
-        _CRC_MASKS[key] = (tuple(masks), tuple(consts))
-    return _CRC_MASKS[key]
+    low = (1 << bits) - 1
+    base = crc16(robust_header(bits, gray) << bits, HEADER_BITS + bits)
+    return ([m & low for m in _SYNDROME_MASKS],
+            [(base >> (CHECK_BITS - 1 - j)) & 1 for j in range(CHECK_BITS)])
 
 
 def counter_columns(xp, geom: CounterGeometry, frame, device=None):
@@ -300,10 +304,10 @@ def robust_columns(xp, geom: CounterGeometry, frame, device=None):
     f = X.frame_scalar(xp, frame, device=device, modulus_bits=bits)
     code = xp.bitwise_xor(f, xp.bitwise_right_shift(f, 1)) if geom.gray else f
     masks, consts = _crc_masks(bits, geom.gray)
-    x = xp.bitwise_and(code, X.asarray(xp, list(masks), device=device))
+    x = xp.bitwise_and(code, X.asarray(xp, masks, device=device))
     for s in (16, 8, 4, 2, 1):  # parity of each masked word lands in bit 0
         x = xp.bitwise_xor(x, xp.bitwise_right_shift(x, s))
-    check = xp.bitwise_xor(xp.bitwise_and(x, 1), X.asarray(xp, list(consts), device=device))
+    check = xp.bitwise_xor(xp.bitwise_and(x, 1), X.asarray(xp, consts, device=device))
     weights = X.asarray(xp, [1 << (CHECK_BITS - 1 - j) for j in range(CHECK_BITS)], device=device)
     crc = xp.sum(check * weights)
     word = code * (1 << CHECK_BITS) + crc + (robust_header(bits, geom.gray) << (bits + CHECK_BITS))
@@ -321,14 +325,24 @@ def robust_columns(xp, geom: CounterGeometry, frame, device=None):
     return X.stack(xp, [top, data, bottom], axis=0), inside
 
 
-def robust_line_kinds(geom: CounterGeometry) -> np.ndarray:
-    """Per line (host int64, (H,)): 0 outside the bands, 1 top clock, 2 data, 3 bottom clock."""
-    kinds = np.zeros(geom.height, dtype=np.int64)
+def line_kinds(geom: CounterGeometry) -> list[int]:
+    """Per line: 0 outside the bands, 1 top clock, 2 data, 3 bottom clock.
+
+    Plain Python on the geometry's ints, so under torch.compile it folds into
+    constants instead of being traced as array code.
+    """
+    kinds = [0] * geom.height
     h = geom.cell_h
     for y in geom.band_y:
         for k in range(3):
-            kinds[y + k * h: y + (k + 1) * h] = k + 1
+            for line in range(y + k * h, min(y + (k + 1) * h, geom.height)):
+                kinds[line] = k + 1
     return kinds
+
+
+def robust_line_kinds(geom: CounterGeometry) -> np.ndarray:
+    """``line_kinds`` as a host int64 array."""
+    return np.asarray(line_kinds(geom), dtype=np.int64)
 
 
 def overlay_robust(xp, plan: Rows, geom: CounterGeometry, frame, white: int, black: int = 0,
@@ -346,22 +360,22 @@ def overlay_robust(xp, plan: Rows, geom: CounterGeometry, frame, white: int, bla
     panel = lit * (white - black) + black
     panel = panel.to(dtype) if X.is_torch(xp) else panel.astype(dtype)
     mask = inside[None, :, None]
-    kinds_host = robust_line_kinds(geom)
-    band_lines = np.flatnonzero(kinds_host)
-    if 3 * k <= band_lines.size:
+    kinds = line_kinds(geom)
+    band_lines = [y for y, kind in enumerate(kinds) if kind]
+    if 3 * k <= len(band_lines):
         painted = [xp.where(mask, panel[j][None, :, None], plan.rows) for j in range(3)]
         rows = X.concat(xp, [plan.rows] + painted, axis=0)
-        kinds = X.asarray(xp, kinds_host.tolist(), device=device)
-        index = plan.index + kinds * k
+        index = plan.index + X.asarray(xp, kinds, device=device) * k
     else:
-        lines = X.asarray(xp, band_lines.tolist(), device=device)
+        lines = X.asarray(xp, band_lines, device=device)
         base = X.take_rows(xp, plan.rows, X.take_rows(xp, plan.index, lines))
-        which = X.asarray(xp, (kinds_host[band_lines] - 1).tolist(), device=device)
+        which = X.asarray(xp, [kinds[y] - 1 for y in band_lines], device=device)
         band = xp.where(mask, X.take_rows(xp, panel, which)[:, :, None], base)
         rows = X.concat(xp, [plan.rows, band], axis=0)
-        pos = np.full(geom.height, -1, dtype=np.int64)
-        pos[band_lines] = np.arange(band_lines.size) + k
-        pos = X.asarray(xp, pos.tolist(), device=device)
+        pos = [-1] * geom.height
+        for i, y in enumerate(band_lines):
+            pos[y] = i + k
+        pos = X.asarray(xp, pos, device=device)
         index = xp.where(pos >= 0, pos, plan.index)
     return Rows(rows, index, plan.width, plan.height)
 

@@ -172,3 +172,32 @@ def test_many_row_branch_equals_painting(backend, to_np):
         if kind:
             want[y, inside] = (lit[kind - 1, inside] * 1023)[:, None]
     assert np.array_equal(got, want)
+
+
+@pytest.mark.slow
+def test_compiled_path_one_graph_identical_bytes():
+    """Host-side constants (line kinds, check masks) fold into the graph: 200 frames, one graph."""
+    from torch._dynamo.utils import counters
+
+    from core import formats as F
+    from core.engine import Engine, path_problem
+
+    if path_problem("torch-compiled", "cpu") is not None:
+        pytest.skip(str(path_problem("torch-compiled", "cpu")))
+    spec = make_spec("counter", {"layout": "robust", "bits": 12, "gray": True}, width=160, height=90,
+                     bit_depth=10)
+    torch._dynamo.reset()
+    counters.clear()
+    try:
+        with torch._dynamo.config.patch(error_on_recompile=True):
+            with Engine(spec, path="torch-compiled", fmt="rgb10", background_compile=False) as eng:
+                assert eng.compile_error is None
+                for i in range(200):
+                    res = eng.render(i)
+                    assert res.error is None and res.path == "torch-compiled"
+                    want = F.convert_frame(render(spec, i), "rgb10", spec.bit_depth, spec.dtype)
+                    np.testing.assert_array_equal(res.data, want, err_msg=f"frame {i}")
+                assert eng.graphs == 1
+        assert counters["stats"]["unique_graphs"] == 1
+    finally:
+        torch._dynamo.reset()
