@@ -69,6 +69,8 @@ LOOKS = {
                            noise=1.0, depth=16),
     "luma-10bit": Look(scale_x=0.9, scale_y=0.9, blur=0.6, limited=True, depth=10, grey=True),
     "cropped": Look(scale_x=1.0, scale_y=1.0, offset_x=-15.0, offset_y=-6.0, size=(450, 255), blur=0.5),
+    "inside-a-wider-view": Look(scale_x=0.6, scale_y=0.6, offset_x=101.3, offset_y=57.8, size=(640, 400),
+                                blur=0.7, noise=2.0, jpeg=85),
 }
 
 
