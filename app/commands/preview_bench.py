@@ -82,14 +82,26 @@ def run(args) -> int:
     win = MainWindow(spec=spec, settings=Settings(), persist=False, frame_limit=total, reuse_static=False)
     prog = Progress(total, "bench preview")
     win.loop.frame_presented.connect(lambda _i: prog.update(win.loop.presented_count))
-    # close the window rather than app.quit(): Qt 6.12 can crash delivering a pending
-    # update request to a GL window that quit() tore down
-    win.loop.finished.connect(win.close)
+    loop = win.loop
+    seen = {}
+
+    def finish():
+        # what was measuring, read before closing the output hands the loop back to the preview
+        shown = win.output.window or win.preview
+        seen.update(presenter=shown.kind, surface_bits=shown.surface_bits, format=loop.fmt,
+                    pacing=loop.mode, pacing_reason=loop.monitor.reason,
+                    refresh_hz=round(1000.0 / loop.period_ms, 3), period_ms=loop.period_ms,
+                    path=loop.active_path, path_source=loop.path_source)
+        # close the window rather than app.quit(): Qt 6.12 can crash delivering a pending
+        # update request to a GL window that quit() tore down
+        win.close()
+
+    loop.finished.connect(finish)
     cancelled = []
 
     def on_sigint(*_):
         cancelled.append(True)
-        win.close()
+        finish()
 
     old = signal.signal(signal.SIGINT, on_sigint)
     win.resize(1600, 1000)
@@ -101,21 +113,19 @@ def run(args) -> int:
     finally:
         signal.signal(signal.SIGINT, old)
         prog.close()
-    loop = win.loop
+    if not seen:  # the window was closed by hand
+        cancelled.append(True)
+        finish()
     snap = loop.timeline.snapshot()
-    info = {
-        "pattern": spec.pattern, "size": f"{spec.width}x{spec.height}", "bit_depth": spec.bit_depth,
-        "path": loop.active_path, "path_source": loop.path_source, "device": loop.device,
-        "presenter": (win.output.window or win.preview).kind,
-        "surface_bits": (win.output.window or win.preview).surface_bits, "format": loop.fmt,
-        "pacing": loop.mode, "refresh_hz": round(1000.0 / loop.period_ms, 3),
-        "frames": max(0, len(snap) - args.warmup), "warmup": args.warmup, "cancelled": bool(cancelled),
-    }
+    period_ms = seen.pop("period_ms")
+    info = {"pattern": spec.pattern, "size": f"{spec.width}x{spec.height}", "bit_depth": spec.bit_depth,
+            "device": loop.device, **seen, "fullscreen": bool(args.fullscreen),
+            "frames": max(0, len(snap) - args.warmup), "warmup": args.warmup, "cancelled": bool(cancelled)}
     if args.timeline:
         snap.write_csv(args.timeline)
     warm = min(args.warmup, len(snap))
     info.update(stage_figures(snap, warm))
-    stats = frame_stats(snap.present_s, loop.period_ms, render_ms=snap.render_ms, warmup=warm)
+    stats = frame_stats(snap.present_s, period_ms, render_ms=snap.render_ms, warmup=warm)
     iv = stats["interval_ms"] or {}
     info["interval_ms"] = {"median": round(iv["p50"], 3), "p99": round(iv["p99"], 3)} if iv else None
     info["late"], info["missed_vsyncs"] = stats["late"], stats["missed_vsyncs"]
