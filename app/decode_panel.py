@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QSpinBox,
@@ -47,7 +48,7 @@ PANEL_TITLE = "Decode"
 PANEL_AREA = "bottom"
 EVENT_COLUMNS = ["position", "time s", "event", "detail"]
 MAX_TABLE_ROWS = 5000
-COLOURS = {"ok": (31, 119, 180), "torn": (214, 39, 160), "drop": (214, 39, 40), "repeat": (255, 127, 14),
+COLOURS = {"ok": (80, 160, 230), "torn": (214, 39, 160), "drop": (214, 39, 40), "repeat": (255, 127, 14),
            "undecodable": (127, 127, 127), "unreadable": (0, 0, 0)}
 VIDEO_FILTER = "Video (*.mp4 *.mov *.mkv *.avi *.webm *.m4v *.ts *.mxf);;All files (*)"
 
@@ -204,12 +205,13 @@ class DecodePanel(QWidget):
         self.progress = QProgressBar()
         self.status_label = QLabel("Open a folder of captured frames or a video.")
         self.status_label.setWordWrap(True)
-        self.summary_label = QLabel("")
+        self.summary_view = QPlainTextEdit()
+        self.summary_view.setReadOnly(True)
+        self.summary_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         mono = QFont("monospace")
         mono.setStyleHint(QFont.StyleHint.Monospace)
-        self.summary_label.setFont(mono)
-        self.summary_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.summary_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.summary_view.setFont(mono)
+        self.summary_view.setMaximumHeight(self.summary_view.fontMetrics().lineSpacing() * 10)
 
         self.plot = pg.PlotWidget()
         self.plot.setLabel("bottom", "capture position")
@@ -217,7 +219,7 @@ class DecodePanel(QWidget):
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.plot.addLegend(offset=(10, 10))
         # one persistent item per kind; data replaced with setData
-        self.ok_item = self._scatter("decoded", "o", "ok", 4)
+        self.ok_item = self._scatter("decoded", "o", "ok", 6)
         self.torn_item = self._scatter("torn", "d", "torn", 9)
         self.drop_item = self._scatter("drop", "t1", "drop", 11)
         self.repeat_item = self._scatter("repeat", "s", "repeat", 8)
@@ -250,12 +252,13 @@ class DecodePanel(QWidget):
         left = QWidget()
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
-        lv.addWidget(self.summary_label)
+        lv.addWidget(self.summary_view)
         lv.addWidget(self.table, 1)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
         split.addWidget(self.plot)
         split.setStretchFactor(1, 2)
+        split.setSizes([460, 740])
 
         layout = QVBoxLayout(self)
         layout.addLayout(src)
@@ -384,7 +387,7 @@ class DecodePanel(QWidget):
         for item in (self.ok_item, self.torn_item, self.drop_item, self.repeat_item, self.bad_item):
             item.setData([], [])
         self.table.setRowCount(0)
-        self.summary_label.setText("")
+        self.summary_view.setPlainText("")
 
     def _show(self, report: dict) -> None:
         """Summary, plot (index unwrapped across counter wraps) and event table."""
@@ -394,7 +397,7 @@ class DecodePanel(QWidget):
         self.export_button.setEnabled(True)
         frames = report["frames"]
         lines = summary_lines(report, max_events=0)
-        self.summary_label.setText("\n".join(line for line in lines if line != "events:"))
+        self.summary_view.setPlainText("\n".join(lines))
         modulus = int(report["summary"].get("modulus") or 2)
         ys = unwrap(frames, modulus)
         ok = [(f["position"], u) for f, u in zip(frames, ys, strict=True)

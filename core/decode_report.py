@@ -198,7 +198,7 @@ def write_plot(path, report: dict) -> Path:
 
 
 def summary_lines(report: dict, max_events: int = 40) -> list[str]:
-    """The report as a few lines of text for a terminal."""
+    """The report as a few lines of text for a terminal (``max_events=0``: no event list)."""
     s = report["summary"]
     dec = report.get("decoder", {})
     lines = [f"source: {report.get('source')}"]
@@ -228,7 +228,7 @@ def summary_lines(report: dict, max_events: int = 40) -> list[str]:
     if report.get("cancelled"):
         lines.append("cancelled: the report covers the frames decoded before stopping")
     events = report.get("events", [])
-    if events:
+    if events and max_events > 0:
         lines.append("events:")
         for e in events[:max_events]:
             lines.append("  " + format_event(e))

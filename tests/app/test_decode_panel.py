@@ -69,7 +69,7 @@ def test_decode_runs_off_the_gui_thread_and_shows_everything(qtbot, panel, captu
     s = report["summary"]
     assert s["dropped"] == [102] and s["repeated"] == 1 and s["layout"] == "robust"
     assert panel.progress.value() == panel.progress.maximum()
-    assert "dropped: 1 (102)" in panel.summary_label.text()
+    assert "dropped: 1 (102)" in panel.summary_view.toPlainText()
     # plot: every decoded frame, and the drop and repeat marked
     xs, ys = panel.ok_item.getData()
     assert list(xs) == [0, 1, 2, 3, 4, 5] and list(ys) == [100, 101, 101, 103, 104, 105]
