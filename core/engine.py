@@ -191,6 +191,7 @@ class _Target:
 
 class _Renderer:
     name = ""
+    warm_frames = 1   # first frames of a path carry one-off costs; not for statistics
 
     def __init__(self, spec: Spec, fmt: str, device, target: _Target, clock):
         self.spec, self.fmt, self.device, self.target, self.clock = spec, fmt, device, target, clock
@@ -279,6 +280,8 @@ class _CompiledRenderer(_TorchRenderer):
         super().__init__(spec, fmt, device, target, clock)
         self.name = path
         self.cudagraphs = path == "torch-cudagraphs"
+        # CUDA graph trees are per thread: the serving thread warms and records its own
+        self.warm_frames = 3 if self.cudagraphs else 1
         self.in_place = device.type == "cpu"
         realize = realize_op()
         height, width = spec.height, spec.width
@@ -287,20 +290,40 @@ class _CompiledRenderer(_TorchRenderer):
             rows, idx = frame_rows(torch, spec, fmt, frame, device)
             return compiled_gather(torch, rows, idx, width, height, realize)
 
-        if self.in_place:
-            def fn(frame, out):
-                out.copy_(frame_fn(frame))
-        else:
-            fn = frame_fn
-        mode = "reduce-overhead" if self.cudagraphs else "default"
-        self.fn = torch.compile(fn, backend=counting_inductor(mode, on_graph), fullgraph=True,
-                                dynamic=False)
+        self._frame_fn = frame_fn
+        self._mode = "reduce-overhead" if self.cudagraphs else "default"
+        self._on_graph = on_graph
+        self.fn = None
         self._shape = F.host_shape(fmt, width, height)
         self._dtype = getattr(torch, F.device_dtype(torch, fmt, spec.dtype))
 
-    def warm(self):
-        """Compile on a dummy frame (a frame index other than the first one served)."""
+    def build(self):
+        """Trace the frame to aten ops, then hand that graph to torch.compile.
+
+        The bodies run as plain Python once (host-side numpy, lists and tables
+        evaluate at once), so dynamo sees a flat graph of tensor ops whose only
+        input is the frame tensor; tracing the bodies' Python through dynamo
+        instead took minutes for table-heavy patterns.  Dynamo still guards,
+        counts and compiles the graph, so a recompile would still show.
+        """
         torch = self.torch
+        from torch.fx.experimental.proxy_tensor import make_fx
+
+        example = torch.full((), 1, dtype=torch.int64, device=self.device)
+        traced = make_fx(self._frame_fn)(example)
+        if self.in_place:
+            def fn(frame, out):
+                out.copy_(traced(frame))
+        else:
+            fn = traced
+        self.fn = torch.compile(fn, backend=counting_inductor(self._mode, self._on_graph),
+                                fullgraph=True, dynamic=False)
+
+    def warm(self):
+        """Build and compile on a dummy frame (a frame index other than the first one served)."""
+        torch = self.torch
+        if self.fn is None:
+            self.build()
         dummy = torch.full((), 1, dtype=torch.int64, device=self.device)
         if self.in_place:
             self.fn(dummy, torch.empty(self._shape, dtype=self._dtype, device=self.device))
@@ -416,6 +439,7 @@ class Engine:
         self._compiled: dict[Spec, object] = {}   # spec -> compiled renderer or exception
         self._jobs: dict[Spec, threading.Thread] = {}
         self._closed = False
+        self._rendered = 0
         self.spec = None
         self.set_spec(spec)
 
@@ -424,6 +448,11 @@ class Engine:
     def graphs(self) -> int:
         """Graphs this engine has compiled so far (counted in its compile backend)."""
         return self._graphs
+
+    @property
+    def frames_rendered(self) -> int:
+        """Frames rendered (not served from the static cache) since construction."""
+        return self._rendered
 
     @property
     def active_path(self) -> str:
@@ -446,7 +475,6 @@ class Engine:
             self._last_good = False
             self._fallback = self._make_fallback(spec)
             self._active = self._fallback
-            self._first = {self._fallback.name}
             if self.path in COMPILED_PATHS and not self._static:
                 self._start_compile(spec)
 
@@ -462,13 +490,13 @@ class Engine:
                 return FrameResult(index, tgt.data, self._static_path, 0.0, 0.0)
             self._maybe_switch()
             renderer = self._active
-            warmup = renderer.name in self._first or renderer is not self._wanted()
+            warmup = renderer.frames < renderer.warm_frames or renderer is not self._wanted()
             try:
                 render_ms, transfer_ms = renderer.render(index)
             except Exception as exc:  # reported on the frame, never raised to the caller
                 return self._failed(index, renderer, exc)
-            self._first.discard(renderer.name)
             self._last_good = True
+            self._rendered += 1
             if self._static:
                 self._static_done, self._static_path = True, renderer.name
             return FrameResult(index, tgt.data, renderer.name, render_ms, transfer_ms,
@@ -520,7 +548,6 @@ class Engine:
         if got is not None and not isinstance(got, Exception) and self._active is not got:
             got.rebind(self._target)
             self._active = got
-            self._first.add(got.name)
 
     def _failed(self, index, renderer, exc) -> FrameResult:
         error = f"frame {index}: {renderer.name} failed: {type(exc).__name__}: {exc}"
@@ -581,58 +608,68 @@ def bench_frames(spec: Spec, *, path: str = "numpy", device: str = "cpu", fmt: s
     The compile (if any) happens up front and is reported as ``compile_s``;
     ``warmup`` frames follow, uncounted.  Static specs are rendered every frame
     here (``reuse_static=False``): the figure is the frame's cost, not the cache's.
+    """
+    if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
+        raise ValueError(f"frames must be an integer >= 1, got {frames!r}")
+    eng = Engine(spec, path=path, device=device, fmt=fmt, background_compile=False,
+                 allow_rounding=allow_rounding, reuse_static=False, clock=clock)
+    try:
+        return bench_engine(eng, frames=frames, warmup=warmup, progress=progress, clock=clock)
+    finally:
+        eng.close()
+
+
+def bench_engine(eng: Engine, *, frames: int = 200, warmup: int = 5, progress=None,
+                 clock=time.perf_counter) -> dict:
+    """Time ``frames`` frames of an engine after ``warmup`` uncounted ones.
+
     Each counted frame is followed by one timed fill of a buffer of the same
     size and dtype on the same device (``baseline_ms``, the median), so
     ``ratio = median render / baseline`` compares like with like on a busy machine.
     """
-    if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
-        raise ValueError(f"frames must be an integer >= 1, got {frames!r}")
     from core.timing import summary
 
-    eng = Engine(spec, path=path, device=device, fmt=fmt, background_compile=False,
-                 allow_rounding=allow_rounding, reuse_static=False, clock=clock)
-    try:
-        if eng.path in COMPILED_PATHS and eng.compile_error:
-            raise ValueError(f"{path} could not compile this frame: {eng.compile_error}")
-        tdev = eng._torch_device
-        dtype = F.device_dtype(np if tdev is None else __import__("torch"), fmt, spec.dtype)
-        fill = fill_baseline(F.host_shape(fmt, spec.width, spec.height), dtype, tdev)
-        sync = _sync_for(tdev)
-        for i in range(warmup):
-            eng.render(i)
-            fill(i & 1)
-        render, transfer, base, served, errors = [], [], [], {}, []
-        for n in range(frames):
-            i = warmup + n
-            res = eng.render(i)
-            if res.error:
-                errors.append(res.error)
-            served[res.path] = served.get(res.path, 0) + 1
-            render.append(res.render_ms)
-            transfer.append(res.transfer_ms)
-            sync()
-            t0 = clock()
-            fill(i & 1)
-            sync()
-            base.append((clock() - t0) * 1e3)
-            if progress:
-                progress(n + 1, frames)
-        r, t = summary(render), summary(transfer)
-        baseline = float(np.median(base))
-        return {
-            "pattern": spec.pattern, "size": f"{spec.width}x{spec.height}", "format": fmt,
-            "bit_depth": spec.bit_depth, "path": path, "device": eng.device, "frames": frames,
-            "warmup": warmup, "graphs": eng.graphs, "compile_s": round(eng.compile_seconds, 3),
-            "render_ms": {"median": round(r["p50"], 4), "p99": round(r["p99"], 4),
-                          "mean": round(r["mean"], 4), "max": round(r["max"], 4)},
-            "transfer_ms": {"median": round(t["p50"], 4), "p99": round(t["p99"], 4)},
-            "baseline_ms": round(baseline, 6),
-            "ratio": round(r["p50"] / baseline, 3) if baseline > 0 else None,
-            "served": served, "errors": len(errors), "first_error": errors[0] if errors else None,
-            "exact": eng.exact, "note": eng.note,
-        }
-    finally:
-        eng.close()
+    spec, fmt = eng.spec, eng.fmt
+    if eng.path in COMPILED_PATHS and eng.compile_error:
+        raise ValueError(f"{eng.path} could not compile this frame: {eng.compile_error}")
+    tdev = eng._torch_device
+    dtype = F.device_dtype(np if tdev is None else __import__("torch"), fmt, spec.dtype)
+    fill = fill_baseline(F.host_shape(fmt, spec.width, spec.height), dtype, tdev)
+    sync = _sync_for(tdev)
+    start = eng.frames_rendered
+    for i in range(warmup):
+        eng.render(start + i)
+        fill(i & 1)
+    render, transfer, base, served, errors = [], [], [], {}, []
+    for n in range(frames):
+        i = start + warmup + n
+        res = eng.render(i)
+        if res.error:
+            errors.append(res.error)
+        served[res.path] = served.get(res.path, 0) + 1
+        render.append(res.render_ms)
+        transfer.append(res.transfer_ms)
+        sync()
+        t0 = clock()
+        fill(i & 1)
+        sync()
+        base.append((clock() - t0) * 1e3)
+        if progress:
+            progress(n + 1, frames)
+    r, t = summary(render), summary(transfer)
+    baseline = float(np.median(base))
+    return {
+        "pattern": spec.pattern, "size": f"{spec.width}x{spec.height}", "format": fmt,
+        "bit_depth": spec.bit_depth, "path": eng.path, "device": eng.device, "frames": frames,
+        "warmup": warmup, "graphs": eng.graphs, "compile_s": round(eng.compile_seconds, 3),
+        "render_ms": {"median": round(r["p50"], 4), "p99": round(r["p99"], 4),
+                      "mean": round(r["mean"], 4), "max": round(r["max"], 4)},
+        "transfer_ms": {"median": round(t["p50"], 4), "p99": round(t["p99"], 4)},
+        "baseline_ms": round(baseline, 6),
+        "ratio": round(r["p50"] / baseline, 3) if baseline > 0 else None,
+        "served": served, "errors": len(errors), "first_error": errors[0] if errors else None,
+        "exact": eng.exact, "note": eng.note,
+    }
 
 
 def _sync_for(device):

@@ -78,6 +78,17 @@ def test_background_compile_serves_eager_then_compiled_with_identical_bytes(monk
         assert all(r.warmup for r in early)  # served while compiling: not for statistics
         early_bytes = [eng.render(i).data.copy() for i in range(6)]
         gate.set()
+        # eager keeps serving, exactly, while the worker traces and compiles
+        served, i = 0, 0
+        while eng.active_path == "torch-eager" and served < 1_000_000:
+            res = eng.render(i % 50)
+            assert res.error is None
+            if res.path == "torch-eager":
+                np.testing.assert_array_equal(res.data, expected(spec, i % 50, "rgb10"))
+                served += 1
+            i += 1
+            if eng.wait_compiled(timeout=0.001):
+                break
         assert eng.wait_compiled(timeout=300), eng.compile_error
         later = []
         for i in range(6):
