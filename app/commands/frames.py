@@ -31,6 +31,8 @@ def register_bench(bench_sub) -> None:
                    help="output format: native, rgb8, rgb10 or rgb16 (default native)")
     p.add_argument("--allow-rounding", action="store_true",
                    help="allow a format narrower than the bit depth (values round)")
+    p.add_argument("--threads", type=int, default=0,
+                   help="torch CPU threads (default: torch's own choice; 1 is steadier on a busy box)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -50,6 +52,15 @@ def run(args) -> int:
     why = path_problem(args.path, args.device)
     if why:
         raise CliError(why)
+    if args.threads < 0:
+        raise CliError(f"--threads must be >= 0, got {args.threads}")
+    threads = None
+    if args.path != "numpy" or args.threads:
+        import torch
+
+        if args.threads:
+            torch.set_num_threads(args.threads)
+        threads = torch.get_num_threads()
     spec = spec_from_args(args.pattern, args)
     prog = Progress(args.frames, f"{args.pattern} {args.path}")
     if args.path in ("torch-compiled", "torch-cudagraphs"):
@@ -59,12 +70,13 @@ def run(args) -> int:
                        warmup=args.warmup, allow_rounding=args.allow_rounding,
                        progress=lambda done, total: prog.update(done))
     prog.close()
+    out["threads"] = threads
     if args.json:
         print_json(out)
         return 0
     r, t = out["render_ms"], out["transfer_ms"]
     print(f"{out['pattern']} {out['size']} {out['bit_depth']}-bit {out['format']} on {out['path']} "
-          f"({out['device']}): {out['frames']} frames")
+          f"({out['device']}{f', {threads} threads' if threads else ''}): {out['frames']} frames")
     print(f"  render    median {r['median']:.3f} ms  p99 {r['p99']:.3f} ms  max {r['max']:.3f} ms")
     print(f"  transfer  median {t['median']:.3f} ms  p99 {t['p99']:.3f} ms")
     print(f"  baseline  {out['baseline_ms']:.3f} ms (fill of a same-size buffer)   "
