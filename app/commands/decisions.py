@@ -50,19 +50,24 @@ def register(sub) -> None:
 
 @contextlib.contextmanager
 def report_warnings():
-    """Cache warnings (a corrupt file moved aside...) as one ``testcard: warning:`` line each."""
+    """Cache warnings (a corrupt file moved aside...) as one ``testcard: warning:`` line each;
+    other warnings are passed on unchanged once the block has ended."""
     from core.decisions import DecisionCacheWarning
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", DecisionCacheWarning)
-        try:
-            yield
-        finally:
-            for w in caught:
-                if issubclass(w.category, DecisionCacheWarning):
-                    print(f"testcard: warning: {w.message}", file=sys.stderr)
-                else:
-                    warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    caught = []
+    try:
+        with warnings.catch_warnings(record=True) as recorded:
+            warnings.simplefilter("always", DecisionCacheWarning)
+            try:
+                yield
+            finally:
+                caught = list(recorded)
+    finally:
+        for w in caught:
+            if issubclass(w.category, DecisionCacheWarning):
+                print(f"testcard: warning: {w.message}", file=sys.stderr)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def run_show(args) -> int:

@@ -122,3 +122,32 @@ def test_corrupt_cache_warns_once_on_stderr(capsys):
     assert "source: default" in cap.out
     warn = [line for line in cap.err.splitlines() if line.startswith("testcard: warning:")]
     assert len(warn) == 1 and "moved it aside" in warn[0]
+
+
+def test_measure_with_the_compiled_path(capsys):
+    """torch-compiled at a tiny size compiles in seconds: it passes parity and reports its compile."""
+    from core.engine import path_problem
+
+    why = path_problem("torch-compiled", "cpu")
+    if why:
+        pytest.skip(why)
+    assert main(["measure", "--band", "counter@64x36/rgb8", "--candidates", "numpy,torch-compiled",
+                 "--rounds", "1", "--frames", "2", "--warmup", "1", "--json"]) == 0
+    band = json.loads(capsys.readouterr().out)[0]
+    c = band["candidates"]["torch-compiled"]
+    assert c["status"] == "ok" and c["compile_s"] > 0 and c["median_ms"] > 0
+    assert band["recorded"] and band["winner"] in ("numpy", "torch-compiled")
+
+
+def test_report_warnings_passes_other_warnings_on(capsys):
+    import warnings
+
+    from app.commands.decisions import report_warnings
+    from core.decisions import DecisionCacheWarning
+
+    with pytest.warns(UserWarning, match="something else") as rec:
+        with report_warnings():
+            warnings.warn("something else", UserWarning, stacklevel=1)
+            warnings.warn("cache moved aside", DecisionCacheWarning, stacklevel=1)
+    assert [str(w.message) for w in rec] == ["something else"]
+    assert capsys.readouterr().err == "testcard: warning: cache moved aside\n"
