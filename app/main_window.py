@@ -89,6 +89,7 @@ class MainWindow(QMainWindow):
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(right_body)
+        scroll.setMinimumWidth(right_body.sizeHint().width() + 24)
         right = QDockWidget("Parameters", self)
         right.setObjectName("ParametersDock")
         right.setWidget(scroll)
@@ -140,22 +141,37 @@ class MainWindow(QMainWindow):
         self.preview.set_one_to_one(s.one_to_one)
         self.act_one_to_one.setChecked(s.one_to_one)
         self.preview.key_pressed.connect(self._on_presenter_key)
+        # Live figures refresh a few times a second, right after a present, so the
+        # repaint uses the slack before the next frame instead of delaying it; the
+        # timer only covers a loop that is not presenting.
+        self._refreshed_at = 0.0
+        self.loop.frame_presented.connect(self._after_present)
         self._status_timer = QTimer(self)
-        self._status_timer.setInterval(self.STATUS_INTERVAL_MS)
-        self._status_timer.timeout.connect(self._refresh_live)
+        self._status_timer.setInterval(4 * self.STATUS_INTERVAL_MS)
+        self._status_timer.timeout.connect(self._refresh_if_idle)
         self._status_timer.start()
-        if s.window_geometry:
-            self.restoreGeometry(QByteArray.fromBase64(s.window_geometry.encode()))
-        else:
-            self.resize(1400, 900)
-        if s.window_state:
-            self.restoreState(QByteArray.fromBase64(s.window_state.encode()))
         if s.problem:
             self.log(s.problem)
         if self.presenter_note:
             self.log(f"preview without OpenGL ({self.presenter_note}): timer-paced")
         load_panels(self)
+        # after the panels, so their docks come back where they were left
+        if s.window_geometry:
+            self.restoreGeometry(QByteArray.fromBase64(s.window_geometry.encode()))
+        else:
+            self.resize(1400, 900)
+        self._default_layout = not (s.window_state and
+                                    self.restoreState(QByteArray.fromBase64(s.window_state.encode())))
         self.loop.start()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if self._default_layout:
+            # first run: the preview gets most of the window, the timing dock a third
+            self._default_layout = False
+            self.resizeDocks([self.timing], [max(220, self.height() // 3)], Qt.Orientation.Vertical)
+            self.resizeDocks([self.docks["patterns"], self.docks["parameters"]], [220, 360],
+                             Qt.Orientation.Horizontal)
 
     # ------------------------------------------------------------ construction helpers
     def _make_presenter(self):
@@ -396,7 +412,17 @@ class MainWindow(QMainWindow):
         return {"path": self.st_path.text(), "device": self.st_device.text(), "size": self.st_size.text(),
                 "fps": self.st_fps.text(), "pacing": self.st_pacing.text(), "notice": self.st_notice.text()}
 
+    def _after_present(self, _index: int) -> None:
+        now = self.loop.clock()
+        if now - self._refreshed_at >= self.STATUS_INTERVAL_MS / 1000.0:
+            self._refresh_live()
+
+    def _refresh_if_idle(self) -> None:
+        if self.loop.clock() - self._refreshed_at >= self.STATUS_INTERVAL_MS / 1000.0:
+            self._refresh_live()
+
     def _refresh_live(self) -> None:
+        self._refreshed_at = self.loop.clock()
         tl = self.loop.timeline
         recent = tl.column("present_s", last=61)
         if len(recent) > 1:

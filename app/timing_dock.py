@@ -31,6 +31,7 @@ COUNTERS = (
     ("interval_p50", "interval p50"),
     ("interval_p95", "interval p95"),
     ("interval_p99", "interval p99"),
+    ("interval_max", "interval max"),
     ("render_p50", "render p50"),
     ("render_p99", "render p99"),
     ("headroom", "headroom"),
@@ -48,7 +49,7 @@ def _ms(v) -> str:
 
 def counter_texts(stats: dict) -> dict[str, str]:
     """The counters' strings for a ``frame_stats`` result (what the dock shows)."""
-    none = {k: None for k in ("p50", "p95", "p99")}
+    none = {k: None for k in ("p50", "p95", "p99", "max")}
     iv, rd = stats["interval_ms"] or none, stats["render_ms"] or none
     return {
         "frames": str(stats["frames"]),
@@ -57,6 +58,7 @@ def counter_texts(stats: dict) -> dict[str, str]:
         "interval_p50": _ms(iv["p50"]),
         "interval_p95": _ms(iv["p95"]),
         "interval_p99": _ms(iv["p99"]),
+        "interval_max": _ms(iv["max"]),
         "render_p50": _ms(rd["p50"]),
         "render_p99": _ms(rd["p99"]),
         "headroom": _ms(stats["headroom_ms"]),
@@ -89,10 +91,12 @@ class TimingDock(QDockWidget):
         self.render_item = self.plot.plot(pen=pg.mkPen("#ffb347", width=1), name="render")
         self.budget_line = pg.InfiniteLine(angle=0, pen=pg.mkPen("#5c5", style=Qt.PenStyle.DashLine),
                                            label="budget {value:.2f} ms",
-                                           labelOpts={"position": 0.08, "color": "#5c5"})
+                                           labelOpts={"position": 0.97, "color": "#5c5",
+                                                      "anchors": [(1, 1), (1, 1)]})
         self.late_line = pg.InfiniteLine(angle=0, pen=pg.mkPen("#e55", style=Qt.PenStyle.DotLine),
                                          label="late {value:.2f} ms",
-                                         labelOpts={"position": 0.3, "color": "#e55"})
+                                         labelOpts={"position": 0.97, "color": "#e55",
+                                                    "anchors": [(1, 1), (1, 1)]})
         self.plot.addItem(self.budget_line)
         self.plot.addItem(self.late_line)
         plots.addWidget(self.plot, 3)
@@ -172,6 +176,11 @@ class TimingDock(QDockWidget):
             intervals = np.concatenate([[np.nan], intervals])
         self.interval_item.setData(x, intervals.astype(np.float64), connect="finite")
         self.render_item.setData(x, np.asarray(render[first:], np.float64))
+        # keep the budget band readable: a stall runs off the top (its size is in "interval max")
+        finite = intervals[np.isfinite(intervals)]
+        p99 = float(np.percentile(finite, 99)) if len(finite) else period_ms
+        self.plot.setYRange(0.0, max(2.0 * period_ms, 1.25 * p99), padding=0.02)
+        self.plot.setXRange(-self.WINDOW_S, 0.0, padding=0.01)
 
         all_iv = np.diff(present) * 1e3
         if len(all_iv):
