@@ -146,7 +146,7 @@ print("ok")
 def test_concurrent_processes_lose_no_entry(tmp_path):
     path = tmp_path / "decisions.json"
     code = WRITER.format(helpers=str(Path(__file__).parent))
-    workers, each = 4, 6
+    workers, each = 4, 25
     procs = [subprocess.Popen([sys.executable, "-c", code, str(path), str(w), str(each)], cwd=ROOT,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for w in range(workers)]
