@@ -282,3 +282,20 @@ def test_panels_are_added_from_optional_modules(qtbot, main_window, monkeypatch,
     assert added == ["Good"]
     assert main_window.docks["good"].widget().text() == main_window.spec.pattern
     assert any("bad_panel could not be loaded" in line for line in main_window.log_dock.lines)
+
+
+def test_status_bar_says_when_the_environment_pinned_the_path(qtbot, monkeypatch, small_settings):
+    from app.main_window import MainWindow
+
+    monkeypatch.setenv("TESTCARD_RENDER_PATH", "torch-eager")
+    win = MainWindow(settings=small_settings, persist=False)
+    qtbot.addWidget(win)
+    win.show()
+    try:
+        assert win.loop.path == "torch-eager" and win.loop.path_source == "pin"
+        assert win.status_texts()["path"].startswith("path torch-eager (pin)")
+        assert "TESTCARD_RENDER_PATH" in win.st_path.toolTip()
+        wait_frames(qtbot, win, 2)
+        assert win.loop.timeline.snapshot().path[-1] == "torch-eager"
+    finally:
+        win.close()
