@@ -27,7 +27,7 @@ from app.pacing import TIMER
 from app.panels import load_panels
 from app.param_editor import FrameSettings, ParamEditor
 from app.presenter import GLPresenter, RasterPresenter, gl_problem
-from app.timing_dock import TimingDock
+from app.timing_dock import TimingDock, timeline_columns, timing_view
 from app.workers import Worker
 from core.registry import get_pattern, make_spec
 
@@ -54,6 +54,7 @@ class MainWindow(QMainWindow):
         self.persist = persist
         self.settings = settings if settings is not None else settings_mod.load()
         self.worker = Worker(self)
+        self.stats_worker = Worker(self)   # timing statistics, so a long timeline never stalls a frame
         self._panels: list[QWidget] = []
         self._closing = False
 
@@ -431,11 +432,15 @@ class MainWindow(QMainWindow):
         else:
             self.st_fps.setText("\u2013 fps")
         self._update_status()
-        if self.timing.isVisible():
+        if self.timing.isVisible() and not self.stats_worker.busy:
             pacing = self.st_pacing.text()
             if self.loop.monitor.reason:
                 pacing += f": {self.loop.monitor.reason}"
-            self.timing.update_from(tl, self.loop.period_ms, pacing)
+            cols, period = timeline_columns(tl), self.loop.period_ms
+            window = self.timing.WINDOW_S
+            self.stats_worker.submit(lambda: timing_view(*cols, period, window),
+                                     lambda view: self.timing.show_view(view, pacing),
+                                     lambda exc: self.log(f"timing statistics failed: {exc}"))
 
     def _notice(self, message: str, log: bool = True) -> None:
         self.statusBar().showMessage(message, 10000)
@@ -577,5 +582,6 @@ class MainWindow(QMainWindow):
                 if hasattr(panel, "shutdown"):
                     panel.shutdown()
             self.worker.shutdown()
+            self.stats_worker.shutdown()
             self.preview.release()
         super().closeEvent(event)

@@ -144,47 +144,71 @@ class TimingDock(QDockWidget):
         return {k: lab.text() for k, lab in self.labels.items()}
 
     def update_from(self, timeline, period_ms: float, pacing: str = "") -> dict | None:
-        """Recompute the counters and plots from ``timeline``; returns the statistics shown."""
-        n = len(timeline)
+        """Recompute and show the counters and plots now; returns the statistics shown."""
+        view = timing_view(*timeline_columns(timeline), period_ms, self.WINDOW_S)
+        self.show_view(view, pacing)
+        return view["stats"]
+
+    def show_view(self, view: dict, pacing: str = "") -> None:
+        """Show what :func:`timing_view` computed (cheap: labels and ``setData``)."""
+        period_ms = view["period_ms"]
         self.budget_line.setValue(period_ms)
         self.late_line.setValue(1.5 * period_ms)
         self.hist_budget.setValue(period_ms)
         self.hist_late.setValue(1.5 * period_ms)
         self.pacing.setText(pacing)
-        if n == 0:
+        stats = view["stats"]
+        self.last_stats = stats
+        if stats is None:
             self.interval_item.setData(np.zeros(0), np.zeros(0))
             self.render_item.setData(np.zeros(0), np.zeros(0))
             self.hist_item.setData(np.zeros(2), np.zeros(1))
             for lab in self.labels.values():
                 lab.setText("\u2013")
-            self.last_stats = None
-            return None
-        present = timeline.column("present_s")
-        render = timeline.column("render_ms")
-        stats = frame_stats(present, period_ms, render_ms=render,
-                                           transfer_ms=timeline.column("transfer_ms"),
-                                           warmup=timeline.leading_warmup())
+            return
         for key, text in counter_texts(stats).items():
             self.labels[key].setText(text)
-        self.last_stats = stats
-
-        now = float(present[-1])
-        first = int(np.searchsorted(present, now - self.WINDOW_S))
-        x = np.asarray(present[first:], np.float64) - now
-        intervals = np.diff(present[max(first - 1, 0):]) * 1e3
-        if first == 0:
-            intervals = np.concatenate([[np.nan], intervals])
-        self.interval_item.setData(x, intervals.astype(np.float64), connect="finite")
-        self.render_item.setData(x, np.asarray(render[first:], np.float64))
-        # keep the budget band readable: a stall runs off the top (its size is in "interval max")
-        finite = intervals[np.isfinite(intervals)]
-        p99 = float(np.percentile(finite, 99)) if len(finite) else period_ms
-        self.plot.setYRange(0.0, max(2.0 * period_ms, 1.25 * p99), padding=0.02)
+        self.interval_item.setData(view["x"], view["intervals"], connect="finite")
+        self.render_item.setData(view["x"], view["render"])
+        self.plot.setYRange(0.0, view["y_top"], padding=0.02)
         self.plot.setXRange(-self.WINDOW_S, 0.0, padding=0.01)
+        if view["edges"] is not None:
+            self.hist_item.setData(view["edges"], view["counts"])
 
-        all_iv = np.diff(present) * 1e3
-        if len(all_iv):
-            top = max(3.0 * period_ms, float(np.percentile(all_iv, 99.5)) * 1.1)
-            counts, edges = np.histogram(np.clip(all_iv, 0, top), bins=120, range=(0.0, top))
-            self.hist_item.setData(edges.astype(np.float64), counts.astype(np.float64))
-        return stats
+
+def timeline_columns(timeline) -> tuple:
+    """The arrays :func:`timing_view` needs, as views a worker thread may read: appends write
+    past their end and a growing timeline leaves them on the old buffer."""
+    return (timeline.column("present_s"), timeline.column("render_ms"), timeline.column("transfer_ms"),
+            timeline.leading_warmup())
+
+
+def timing_view(present, render, transfer, warmup: int, period_ms: float, window_s: float = 5.0) -> dict:
+    """Everything the dock shows, computed from the timeline's columns (no Qt; runs on a worker).
+
+    ``stats`` is ``core.timing.frame_stats``; the rest is plot data in float64: the last
+    ``window_s`` seconds of intervals and render times against seconds before the newest
+    frame, a 120-bin histogram of every interval, and a y range that keeps the budget band
+    readable (a stall runs off the top; its size is in "interval max").
+    """
+    view = {"period_ms": period_ms, "stats": None, "edges": None}
+    if len(present) == 0:
+        return view
+    view["stats"] = frame_stats(present, period_ms, render_ms=render, transfer_ms=transfer, warmup=warmup)
+    now = float(present[-1])
+    first = int(np.searchsorted(present, now - window_s))
+    view["x"] = np.asarray(present[first:], np.float64) - now
+    intervals = np.diff(present[max(first - 1, 0):]) * 1e3
+    if first == 0:
+        intervals = np.concatenate([[np.nan], intervals])
+    view["intervals"] = intervals.astype(np.float64)
+    view["render"] = np.asarray(render[first:], np.float64)
+    finite = intervals[np.isfinite(intervals)]
+    p99 = float(np.percentile(finite, 99)) if len(finite) else period_ms
+    view["y_top"] = max(2.0 * period_ms, 1.25 * p99)
+    all_iv = np.diff(present) * 1e3
+    if len(all_iv):
+        top = max(3.0 * period_ms, float(np.percentile(all_iv, 99.5)) * 1.1)
+        counts, edges = np.histogram(np.clip(all_iv, 0, top), bins=120, range=(0.0, top))
+        view["edges"], view["counts"] = edges.astype(np.float64), counts.astype(np.float64)
+    return view

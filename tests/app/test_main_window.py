@@ -299,3 +299,31 @@ def test_status_bar_says_when_the_environment_pinned_the_path(qtbot, monkeypatch
         assert win.loop.timeline.snapshot().path[-1] == "torch-eager"
     finally:
         win.close()
+
+
+def test_live_refresh_computes_statistics_off_the_gui_thread(qtbot, main_window):
+    import threading
+
+    import app.main_window as mw
+
+    win = main_window
+    wait_frames(qtbot, win, 5)
+    win.loop.stop()
+    threads = []
+    real = mw.timing_view
+
+    def spy(*args):
+        threads.append(threading.current_thread())
+        return real(*args)
+
+    mw.timing_view = spy
+    try:
+        win._refresh_live()
+        qtbot.waitUntil(lambda: win.stats_worker.busy == 0, timeout=5000)
+    finally:
+        mw.timing_view = real
+    assert threads and threads[0] is not threading.main_thread()
+    snap = win.loop.timeline.snapshot()
+    assert win.timing.last_stats == frame_stats(snap.present_s, win.loop.period_ms, render_ms=snap.render_ms,
+                                                transfer_ms=snap.transfer_ms, warmup=snap.leading_warmup)
+    assert win.timing.texts()["frames"] == str(len(snap) - snap.leading_warmup)
