@@ -357,7 +357,7 @@ class MainWindow(QMainWindow):
             self.screen_group.removeAction(a)
         current = self.output_screen()
         for rec in screen_records():
-            a = QAction(rec.label, self)
+            a = QAction(rec.label, o)  # owned by the menu: clear() deletes it next time
             a.setCheckable(True)
             a.setChecked(current is not None and rec.name == current.name())
             a.setData(rec.name)

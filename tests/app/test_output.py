@@ -94,3 +94,14 @@ def test_screens_added_later_appear_in_the_output_menu(main_window, monkeypatch)
     win.output._on_screen_added(FakeScreen("Projector"))
     assert [a.data() for a in win.screen_group.actions()] == [primary.name, "Projector"]
     assert "1280x720 @ 24.00 Hz" in win.screen_group.actions()[1].text()
+
+
+def test_rebuilding_the_output_menu_does_not_pile_up_actions(main_window):
+    from PySide6.QtGui import QAction
+
+    win = main_window
+    win._rebuild_output_menu()
+    n = len(win.findChildren(QAction))
+    for _ in range(5):
+        win._rebuild_output_menu()
+    assert len(win.findChildren(QAction)) == n
