@@ -129,6 +129,18 @@ class FrameLoop(QObject):
                 self.spec = old
                 raise
 
+    def set_device(self, device: str) -> None:
+        """Render on ``device`` from the next frame; refuses (ValueError) one the engine cannot use."""
+        if device == self.device:
+            return
+        old = self.device
+        self.device = device
+        try:
+            self._rebuild_engine()
+        except ValueError:
+            self.device = old
+            raise
+
     def _wanted_fmt(self) -> str:
         bits = self.presenter.surface_bits if self.presenter is not None else 8
         return "rgb10" if bits >= 10 else "rgb8"

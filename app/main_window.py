@@ -109,6 +109,12 @@ class MainWindow(QMainWindow):
             s.bit_depth, s.limited, s.size = spec.bit_depth, spec.limited, [spec.width, spec.height]
             s.counter, s.counter_bits = spec.counter_bits is not None, spec.counter_bits or s.counter_bits
         self.frame_settings.set_values(s.bit_depth, s.limited, s.size, s.counter, s.counter_bits)
+        from core.devices import available_devices
+
+        devices = available_devices()
+        if s.device not in devices:
+            self.log(f"device {s.device} is not on this box; rendering on cpu")
+        self.frame_settings.set_devices(devices, s.device)
         self.frame_settings.set_native(self.output_native_size())
         name = pattern or s.pattern
         try:
@@ -119,7 +125,8 @@ class MainWindow(QMainWindow):
 
         # ---- loop
         self._build_status_bar()
-        self.loop = FrameLoop(self.spec, frame_limit=frame_limit, reuse_static=reuse_static, parent=self)
+        self.loop = FrameLoop(self.spec, device=self.frame_settings.device_setting(), frame_limit=frame_limit,
+                              reuse_static=reuse_static, parent=self)
         self.loop.render_failed.connect(self._on_render_failed)
         self.loop.pacing_changed.connect(self._on_pacing)
         self.loop.engine_changed.connect(self._update_status)
@@ -292,6 +299,16 @@ class MainWindow(QMainWindow):
         return True
 
     def _on_frame_settings(self) -> None:
+        device = self.frame_settings.device_setting()
+        if device != self.loop.device:
+            try:
+                self.loop.set_device(device)
+            except ValueError as exc:
+                self._notice(f"cannot render on {device}: {exc}")
+                combo = self.frame_settings.device
+                self.frame_settings.set_devices([combo.itemText(i) for i in range(combo.count())],
+                                                self.loop.device)
+            self._update_status()
         try:
             levels = self.frame_settings.levels()
         except ValueError as exc:
@@ -562,6 +579,7 @@ class MainWindow(QMainWindow):
         s.size = self.frame_settings.size_setting()
         s.counter = self.frame_settings.counter.isChecked()
         s.counter_bits = self.frame_settings.counter_bits.value()
+        s.device = self.loop.device
         s.one_to_one = self.act_one_to_one.isChecked()
         s.window_geometry = bytes(self.saveGeometry().toBase64()).decode()
         s.window_state = bytes(self.saveState().toBase64()).decode()

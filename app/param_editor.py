@@ -288,6 +288,8 @@ class FrameSettings(QWidget):
         lay.addWidget(self.custom_w)
         lay.addWidget(QLabel("x"))
         lay.addWidget(self.custom_h)
+        self.device = QComboBox()
+        self.device.setToolTip("where frames are rendered (the render path is chosen per device)")
         self.counter = QCheckBox("overlay")
         self.counter_bits = _Spin(1, 31)
         self.counter_bits.setValue(16)
@@ -302,10 +304,11 @@ class FrameSettings(QWidget):
         form.addRow("size", self.size)
         form.addRow("", wh)
         form.addRow("counter", cw)
+        form.addRow("device", self.device)
         self.custom_box = wh
         for sig in (self.bit_depth.valueChanged, self.range.currentIndexChanged,
                     self.custom_w.valueChanged, self.custom_h.valueChanged, self.counter.toggled,
-                    self.counter_bits.valueChanged):
+                    self.counter_bits.valueChanged, self.device.currentIndexChanged):
             sig.connect(self._emit)
         self.size.currentIndexChanged.connect(self._on_size)
         self._on_size(0, emit=False)
@@ -358,6 +361,16 @@ class FrameSettings(QWidget):
 
     def _emit(self, *_):
         self.changed.emit()
+
+    def set_devices(self, names: list[str], current: str) -> None:
+        self.blockSignals(True)
+        self.device.clear()
+        self.device.addItems(names)
+        self.device.setCurrentText(current if current in names else names[0])
+        self.blockSignals(False)
+
+    def device_setting(self) -> str:
+        return self.device.currentText() or "cpu"
 
     def set_values(self, bit_depth: int, limited: bool, size, counter: bool, counter_bits: int) -> None:
         self.blockSignals(True)

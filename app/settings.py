@@ -43,6 +43,7 @@ class Settings:
     size: list[int] | None = None          # None: the output screen's native size
     counter: bool = False
     counter_bits: int = 16
+    device: str = "cpu"                     # torch device name; numpy renders on the cpu
     output_screen: str | None = None       # QScreen.name(); None: primary
     one_to_one: bool = False
     window_geometry: str = ""               # base64 from QWidget.saveGeometry

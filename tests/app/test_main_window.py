@@ -327,3 +327,23 @@ def test_live_refresh_computes_statistics_off_the_gui_thread(qtbot, main_window)
     assert win.timing.last_stats == frame_stats(snap.present_s, win.loop.period_ms, render_ms=snap.render_ms,
                                                 transfer_ms=snap.transfer_ms, warmup=snap.leading_warmup)
     assert win.timing.texts()["frames"] == str(len(snap) - snap.leading_warmup)
+
+
+def test_device_choice_is_listed_persisted_and_refused_when_absent(qtbot, monkeypatch):
+    from app import settings as S
+    from app.main_window import MainWindow
+
+    S.save(S.Settings(size=[64, 36], bit_depth=8, device="cuda:7"))
+    win = MainWindow()
+    qtbot.addWidget(win)
+    assert win.loop.device == "cpu"                       # not on this box: cpu, and said so
+    assert any("cuda:7 is not on this box" in line for line in win.log_dock.lines)
+    combo = win.frame_settings.device
+    assert combo.itemText(0) == "cpu" and win.status_texts()["device"] == "cpu"
+    # a device the engine refuses keeps the loop where it was
+    combo.addItem("cuda:7")
+    combo.setCurrentText("cuda:7")
+    assert win.loop.device == "cpu" and combo.currentText() == "cpu"
+    assert "cannot render on cuda:7" in win.log_dock.lines[-1]
+    win.close()
+    assert S.load().device == "cpu"
