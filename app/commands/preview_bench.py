@@ -26,6 +26,7 @@ def register_bench(bench_sub) -> None:
         "preview", help="run the live window for N frames; per-frame render, transfer, upload, present")
     p.add_argument("--pattern", default="counter", help="pattern to show (default counter)")
     add_spec_arguments(p, size_required=False)
+    p.add_argument("--device", default="cpu", help="render device: cpu, cuda, cuda:N or mps (default cpu)")
     p.add_argument("--frames", type=int, default=300, help="frames to measure (default 300)")
     p.add_argument("--warmup", type=int, default=30,
                    help="frames presented first and not counted (default 30)")
@@ -56,6 +57,12 @@ def run(args) -> int:
     if args.warmup < 0:
         raise CliError(f"--warmup must be >= 0, got {args.warmup}")
     spec = spec_from_args(args.pattern, args)
+    if args.device != "cpu":
+        from core.devices import device_problem
+
+        why = device_problem(args.device)
+        if why:
+            raise CliError(f"--device {args.device}: {why}")
     if args.timeline:
         from pathlib import Path
 
@@ -79,7 +86,8 @@ def run(args) -> int:
     from core.timing import frame_stats
 
     total = args.warmup + args.frames
-    win = MainWindow(spec=spec, settings=Settings(), persist=False, frame_limit=total, reuse_static=False)
+    win = MainWindow(spec=spec, settings=Settings(device=args.device), persist=False, frame_limit=total,
+                     reuse_static=False)
     prog = Progress(total, "bench preview")
     win.loop.frame_presented.connect(lambda _i: prog.update(win.loop.presented_count))
     loop = win.loop

@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
     (["--pattern", "nope"], "unknown pattern 'nope'"),
     (["--size", "12x"], "size must be WIDTHxHEIGHT"),
     (["--timeline", "no/such/folder/t.csv"], "its folder does not exist"),
+    (["--device", "cuda:9"], "--device cuda:9"),
 ])
 def test_bad_input_is_one_line_exit_2_and_no_qt(args, message):
     code = ("import sys\nfrom app.cli import main\nrc = main(['bench', 'preview', *sys.argv[1:]])\n"
