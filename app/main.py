@@ -30,7 +30,7 @@ def run_gui(pattern: str | None = None, frames: int = 0, argv: list[str] | None 
         request_surface_format()
         app = QApplication(argv if argv is not None else sys.argv[:1])
     app.setApplicationName("testcard")
-    app.setDesktopFileName("testcard")
+    app.setDesktopFileName("io.github.testcard.Testcard")  # matches the .desktop entry
     _set_icon(app)
 
     from app.main_window import MainWindow

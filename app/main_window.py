@@ -354,6 +354,7 @@ class MainWindow(QMainWindow):
         v.addSeparator()
         for dock in self.docks.values():
             v.addAction(dock.toggleViewAction())
+        self._build_presets_menu(mb)
         o = mb.addMenu("&Output")
         self.menu_output = o
         self.screen_group = QActionGroup(self)
@@ -366,6 +367,61 @@ class MainWindow(QMainWindow):
         self._rebuild_output_menu()
         h = mb.addMenu("&Help")
         self._action("&About testcard", self._about, menu=h)
+
+    def _build_presets_menu(self, mb) -> None:
+        """Named pattern sets (built-in and the settings folder's presets/); PgUp/PgDown step."""
+        from app.settings import config_dir
+        from core.presets import load_presets
+
+        m = mb.addMenu("P&resets")
+        self.preset = None
+        self.preset_pos = 0
+        try:
+            self.presets, problems = load_presets([config_dir() / "presets"])
+        except ValueError as exc:
+            self.presets, problems = [], [str(exc)]
+        for why in problems:
+            self.log(f"preset skipped: {why}")
+        for preset in self.presets:
+            act = self._action(preset.name, lambda _=False, p=preset: self.choose_preset(p.name), menu=m)
+            act.setToolTip(preset.description)
+        m.setToolTipsVisible(True)
+        m.addSeparator()
+        self.act_preset_next = self._action("&Next entry", lambda: self.step_preset(1), "PgDown", menu=m)
+        self.act_preset_prev = self._action("&Previous entry", lambda: self.step_preset(-1), "PgUp", menu=m)
+
+    def choose_preset(self, name: str) -> bool:
+        """Show the first entry of a preset; the others follow with PgDown / PgUp."""
+        preset = next((p for p in self.presets if p.name == name), None)
+        if preset is None:
+            self._notice(f"no preset named {name!r}")
+            return False
+        self.preset, self.preset_pos = preset, 0
+        return self._show_preset_entry()
+
+    def step_preset(self, delta: int) -> bool:
+        if self.preset is None:
+            return False
+        self.preset_pos = (self.preset_pos + delta) % len(self.preset.entries)
+        return self._show_preset_entry()
+
+    def _show_preset_entry(self) -> bool:
+        entry = self.preset.entries[self.preset_pos]
+        levels = self.frame_settings.levels()
+        w, h = self.frame_settings.frame_size()
+        try:
+            spec = entry.spec(w, h, bit_depth=levels.bit_depth, limited=levels.limited)
+        except ValueError as exc:
+            self._notice(f"preset {self.preset.name!r} entry {self.preset_pos + 1}: {exc}")
+            return False
+        self._remember_params()
+        self._show_editor(spec)
+        self.catalog.select(spec.pattern)
+        ok = self._apply_spec(spec)
+        if ok:
+            self._notice(f"preset {self.preset.name}: entry {self.preset_pos + 1} of "
+                         f"{len(self.preset.entries)} ({spec.pattern})", log=False)
+        return ok
 
     def _rebuild_output_menu(self) -> None:
         o = self.menu_output

@@ -347,3 +347,23 @@ def test_device_choice_is_listed_persisted_and_refused_when_absent(qtbot, monkey
     assert "cannot render on cuda:7" in win.log_dock.lines[-1]
     win.close()
     assert S.load().device == "cpu"
+
+
+def test_presets_menu_steps_through_a_pattern_set(qtbot, main_window):
+    from core.presets import get_preset
+
+    win = main_window
+    preset = get_preset("ANSI contrast")
+    assert win.choose_preset("ANSI contrast")
+    assert win.spec.pattern == preset.entries[0].pattern
+    assert win.spec.param_dict["columns"] == 4 and win.spec.param_dict["rows"] == 4
+    names = [p.name for p in win.presets]
+    assert "near-black steps" in names and "counter over checkerboard" in names
+    multi = next(p for p in win.presets if len(p.entries) > 2)
+    win.choose_preset(multi.name)
+    first = win.spec
+    win.act_preset_next.trigger()
+    assert win.preset_pos == 1 and win.spec != first
+    win.act_preset_prev.trigger()
+    assert win.preset_pos == 0 and win.spec == first
+    assert not win.choose_preset("no such preset")
