@@ -311,6 +311,8 @@ class _CompiledRenderer(_TorchRenderer):
 
         example = torch.full((), 1, dtype=torch.int64, device=self.device)
         traced = make_fx(self._frame_fn)(example)
+        probe = traced(example)
+        self._layout = (tuple(probe.shape), probe.dtype)
         if self.in_place:
             def fn(frame, out):
                 out.copy_(traced(frame))
@@ -326,7 +328,7 @@ class _CompiledRenderer(_TorchRenderer):
             self.build()
         dummy = torch.full((), 1, dtype=torch.int64, device=self.device)
         if self.in_place:
-            self.fn(dummy, torch.empty(self._shape, dtype=self._dtype, device=self.device))
+            self.fn(dummy, self._graph_view(torch.empty(self._shape, dtype=self._dtype, device=self.device)))
         else:
             if self.cudagraphs:
                 torch.compiler.cudagraph_mark_step_begin()
@@ -334,16 +336,25 @@ class _CompiledRenderer(_TorchRenderer):
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
 
+    def _graph_view(self, buf):
+        """``buf`` (the frame's own layout) seen in the graph's output layout (words or elements)."""
+        shape, dtype = getattr(self, "_layout", (tuple(buf.shape), buf.dtype))
+        if buf.dtype == dtype and tuple(buf.shape) == shape:
+            return buf
+        return buf.reshape(shape[0], -1).view(dtype)
+
     def rebind(self, target: _Target) -> None:
         self.target = target
+        self._out = self._graph_view(target.dev) if self.in_place else None
 
     def produce(self):
         if self.in_place:
-            self.fn(self.frame, self.target.dev)
+            self.fn(self.frame, self._out)
             return None
         if self.cudagraphs:
             self.torch.compiler.cudagraph_mark_step_begin()
-        return self.fn(self.frame)
+        out = self.fn(self.frame)
+        return out if out.dtype == self._dtype else out.view(self._dtype).reshape(self._shape)
 
 
 _REALIZE = None
@@ -376,11 +387,34 @@ def realize_op():
 
 
 def compiled_gather(torch, rows, index, width: int, height: int, realize):
-    """The final gather as a compiled graph sees it: few rows realised first, then one pass."""
-    if rows.shape[0] * 4 <= height:
+    """The final gather as a compiled graph sees it: one pass, in 32-bit words where it can.
+
+    Few distinct rows are widened and realised first (computed once, small);
+    the gather then copies whole rows.  Inductor's C++ backend vectorises an
+    indirect row copy of int32 but not of int16 or uint8, so rows whose bytes
+    divide into 32-bit words are gathered as words (the caller views its
+    buffer the same way); a one-value-per-line plan (vertical ramps) broadcasts
+    one pixel's words along the line.  Returns ``(H, W, C)`` / ``(H, W)``
+    elements, or ``(H, N)`` int32 words.
+    """
+    k, narrow = rows.shape[0], rows.shape[1] != width
+    item = rows.element_size()
+    unit = item * (rows.shape[2] if rows.dim() == 3 else 1)     # bytes per pixel
+    if k * 4 <= height:
+        if narrow:
+            rows = rows.expand(k, width, *rows.shape[2:]).contiguous()
         rows = realize(rows)
-    if rows.shape[1] != width:
-        rows = rows.expand(rows.shape[0], width, *rows.shape[2:])
+        if (width * unit) % 4 == 0:
+            words = rows.reshape(k, -1).view(torch.int32)
+            return torch.index_select(words, 0, index)
+        return torch.index_select(rows, 0, index)
+    if narrow and unit % 4 == 0:
+        per_pixel = rows.reshape(k, -1).view(torch.int32)           # (K, unit / 4)
+        lines = torch.index_select(per_pixel, 0, index)             # (H, unit / 4)
+        n = unit // 4
+        return lines[:, None, :].expand(height, width, n).reshape(height, width * n)
+    if narrow:
+        rows = rows.expand(k, width, *rows.shape[2:])
     return torch.index_select(rows, 0, index)
 
 
@@ -546,7 +580,11 @@ class Engine:
     def _maybe_switch(self):
         got = self._compiled.get(self.spec)
         if got is not None and not isinstance(got, Exception) and self._active is not got:
-            got.rebind(self._target)
+            try:
+                got.rebind(self._target)
+            except Exception as exc:  # a compiled path that cannot take the buffer is a failed one
+                self._compiled[self.spec] = exc
+                return
             self._active = got
 
     def _failed(self, index, renderer, exc) -> FrameResult:

@@ -113,3 +113,24 @@ def test_background_compile_serves_eager_then_compiled_with_identical_bytes(monk
         eng.set_spec(other)
         assert eng.render(2).path == "torch-compiled" and eng.graphs == 2
     assert counters["stats"]["unique_graphs"] == 2
+
+
+# Inductor 2.13's C++ loop split drops the tail of a loop whose index divides by a
+# constant above 8 that does not divide the size; these sizes would show it.
+AWKWARD = [
+    pytest.param("checkerboard", {"invert_every": 2, "tile": 16}, 72, 40, "native", id="tile16-72x40-native"),
+    pytest.param("pixel_grid", {"size": 8, "mode": "vstripes"}, 72, 40, "rgb10", id="vstripes-72x40-rgb10"),
+    pytest.param("grid", {"pitch": 32}, 200, 100, "rgb16", id="grid32-200x100-rgb16"),
+    pytest.param("ramp", {"scroll": 16, "direction": "vertical"}, 66, 40, "native", id="vramp-66x40-native"),
+]
+
+
+@pytest.mark.parametrize("name, params, w, h, fmt", AWKWARD)
+def test_sizes_that_do_not_divide_stay_exact(name, params, w, h, fmt):
+    spec = make_spec(name, params, width=w, height=h, counter_bits=4)
+    with Engine(spec, path="torch-compiled", fmt=fmt, background_compile=False, reuse_static=False) as eng:
+        assert eng.compile_error is None
+        for i in (0, 1, 2, 3, 33):
+            res = eng.render(i)
+            assert res.error is None and res.path == "torch-compiled"
+            np.testing.assert_array_equal(res.data, expected(spec, i, fmt), err_msg=f"frame {i}")
