@@ -536,13 +536,19 @@ class Engine:
             return FrameResult(index, tgt.data, renderer.name, render_ms, transfer_ms,
                                warmup=warmup)
 
-    def close(self) -> None:
-        """Stop waiting for background compiles (threads finish their current compile)."""
+    def close(self, wait: bool = False) -> None:
+        """Stop using background compiles; never stalls unless ``wait``.
+
+        A compile cannot be interrupted: one in progress finishes in its daemon
+        thread and its result is dropped.  ``wait=True`` joins those threads
+        (tests, command-line runs that want a clean exit).
+        """
         with self._lock:
             self._closed = True
             jobs = list(self._jobs.values())
-        for t in jobs:
-            t.join()
+        if wait:
+            for t in jobs:
+                t.join()
 
     def wait_compiled(self, timeout: float | None = None) -> bool:
         """Block until the current spec's compile finished (tests, benchmarks)."""
@@ -565,7 +571,7 @@ class Engine:
         return self
 
     def __exit__(self, *exc):
-        self.close()
+        self.close(wait=True)
 
     # -- internals ------------------------------------------------------
     def _make_fallback(self, spec):
@@ -598,7 +604,7 @@ class Engine:
                            0.0, 0.0, error=error, warmup=True)
 
     def _start_compile(self, spec):
-        if spec in self._compiled or spec in self._jobs:
+        if self._closed or spec in self._compiled or spec in self._jobs:
             return
         if not self.background_compile:
             self._compile(spec)
@@ -618,8 +624,9 @@ class Engine:
             got = exc
         with self._lock:
             self.compile_seconds += time.perf_counter() - t0
-            self._compiled[spec] = got
             self._jobs.pop(spec, None)
+            if not self._closed:
+                self._compiled[spec] = got
 
     def _count_graph(self):
         with self._lock:
@@ -654,7 +661,7 @@ def bench_frames(spec: Spec, *, path: str = "numpy", device: str = "cpu", fmt: s
     try:
         return bench_engine(eng, frames=frames, warmup=warmup, progress=progress, clock=clock)
     finally:
-        eng.close()
+        eng.close(wait=True)
 
 
 def bench_engine(eng: Engine, *, frames: int = 200, warmup: int = 5, progress=None,

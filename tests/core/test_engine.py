@@ -200,3 +200,22 @@ def test_a_failing_compile_leaves_eager_serving(monkeypatch):
         assert "no compiler today" in eng.compile_error
         res = eng.render(3)
         assert res.error is None and res.path == "torch-eager"
+
+
+def test_close_never_waits_for_a_compile_unless_asked(monkeypatch):
+    gate, started = threading.Event(), threading.Event()
+
+    def held(self):
+        started.set()
+        assert gate.wait(30)
+
+    monkeypatch.setattr(E._CompiledRenderer, "warm", held)
+    eng = Engine(spec_of(), path="torch-compiled")
+    assert started.wait(30)
+    eng.close()                     # returns while the compile is still held
+    worker = next(iter(eng._jobs.values()))
+    assert worker.is_alive()
+    gate.set()
+    eng.close(wait=True)
+    assert not worker.is_alive()
+    assert eng.render(1).path == "torch-eager"  # a closed engine drops late compiles
