@@ -38,10 +38,13 @@ def test_missing_cpp_compiler_is_named(monkeypatch):
     monkeypatch.delenv("CXX", raising=False)
     from torch._inductor import config
 
-    monkeypatch.setattr(config.cpp, "cxx", (None, "g++-that-does-not-exist"))
-    why = path_problem("torch-compiled", "cpu")
-    assert why is not None and "needs a C++ compiler" in why and "torch-eager" in why
-    assert path_problem("torch-eager", "cpu") is None
+    # config.patch restores the option; monkeypatch.setattr would delete it on undo and
+    # break every later compile in the session
+    with config.patch({"cpp.cxx": (None, "g++-that-does-not-exist")}):
+        why = path_problem("torch-compiled", "cpu")
+        assert why is not None and "needs a C++ compiler" in why and "torch-eager" in why
+        assert path_problem("torch-eager", "cpu") is None
+    assert config.cpp.cxx != (None, "g++-that-does-not-exist")
 
 
 @pytest.mark.parametrize("kwargs, message", [
