@@ -410,7 +410,8 @@ def compiled_gather(torch, rows, index, width: int, height: int, realize):
         return torch.index_select(rows, 0, index)
     if narrow and unit % 4 == 0:
         per_pixel = rows.reshape(k, -1).view(torch.int32)           # (K, unit / 4)
-        lines = torch.index_select(per_pixel, 0, index)             # (H, unit / 4)
+        # realised: otherwise the line's whole formula is recomputed for every 16 pixels
+        lines = realize(torch.index_select(per_pixel, 0, index))   # (H, unit / 4)
         n = unit // 4
         return lines[:, None, :].expand(height, width, n).reshape(height, width * n)
     if narrow:

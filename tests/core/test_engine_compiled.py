@@ -122,6 +122,7 @@ AWKWARD = [
     pytest.param("pixel_grid", {"size": 8, "mode": "vstripes"}, 72, 40, "rgb10", id="vstripes-72x40-rgb10"),
     pytest.param("grid", {"pitch": 32}, 200, 100, "rgb16", id="grid32-200x100-rgb16"),
     pytest.param("ramp", {"scroll": 16, "direction": "vertical"}, 66, 40, "native", id="vramp-66x40-native"),
+    pytest.param("steps", {"count": 11, "direction": "vertical"}, 66, 40, "rgb16", id="vsteps-66x40-rgb16"),
 ]
 
 
