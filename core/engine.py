@@ -416,6 +416,10 @@ def compiled_gather(torch, rows, index, width: int, height: int, realize):
         return lines[:, None, :].expand(height, width, n).reshape(height, width * n)
     if narrow:
         rows = rows.expand(k, width, *rows.shape[2:])
+    else:
+        # many full-width rows (zone plate): compute them once, then copy; inlined
+        # into the gather, their formula would run again for every output pixel
+        rows = realize(rows)
     return torch.index_select(rows, 0, index)
 
 
