@@ -128,6 +128,10 @@ class Timeline:
             return self._index[start:n]
         return self._f[name][start:n]
 
+    def warmup_mask(self) -> np.ndarray:
+        """A view of the per-frame warm-up flags; valid until the next append."""
+        return self._warmup[:self._n]
+
     def leading_warmup(self) -> int:
         """How many frames at the start were warm-up (compile) frames."""
         not_warm = np.flatnonzero(~self._warmup[:self._n])

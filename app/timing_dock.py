@@ -180,10 +180,10 @@ def timeline_columns(timeline) -> tuple:
     """The arrays :func:`timing_view` needs, as views a worker thread may read: appends write
     past their end and a growing timeline leaves them on the old buffer."""
     return (timeline.column("present_s"), timeline.column("render_ms"), timeline.column("transfer_ms"),
-            timeline.leading_warmup())
+            timeline.warmup_mask())
 
 
-def timing_view(present, render, transfer, warmup: int, period_ms: float, window_s: float = 5.0) -> dict:
+def timing_view(present, render, transfer, warmup, period_ms: float, window_s: float = 5.0) -> dict:
     """Everything the dock shows, computed from the timeline's columns (no Qt; runs on a worker).
 
     ``stats`` is ``core.timing.frame_stats``; the rest is plot data in float64: the last

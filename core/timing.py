@@ -75,11 +75,18 @@ def frame_stats(present_s, period_ms: float, render_ms=None, transfer_ms=None,
     """Statistics of a run of presented frames.
 
     ``present_s``: one present timestamp per frame (seconds, any origin);
-    ``render_ms`` / ``transfer_ms``: optional per-frame costs; the first
-    ``warmup`` frames are excluded from every figure and reported as ``warmup``.
-    Intervals are taken between consecutive counted frames, so ``frames`` counted
-    frames give ``frames - 1`` intervals.
+    ``render_ms`` / ``transfer_ms``: optional per-frame costs.  ``warmup`` is
+    either a count of leading frames or a per-frame boolean mask (frames served
+    while a graph compiled after a mid-run spec change, say); those frames are
+    excluded from every figure and reported as ``warmup``.  With a count,
+    intervals are taken between consecutive counted frames, so ``frames``
+    counted frames give ``frames - 1`` intervals; with a mask, a frame's
+    interval (from the frame before it) counts when both frames count, so a
+    leading mask gives the same figures as the same count.
     """
+    if not isinstance(warmup, (int, np.integer)):
+        return _masked_stats(present_s, period_ms, render_ms, transfer_ms, warmup, window,
+                             settle_sd_ms)
     period = float(period_ms)
     if not period > 0 or not math.isfinite(period):
         raise ValueError(f"period must be a positive number of ms, got {period_ms!r}")
@@ -105,6 +112,30 @@ def frame_stats(present_s, period_ms: float, render_ms=None, transfer_ms=None,
     }
     if out["render_ms"] is not None:
         out["headroom_ms"] = period - out["render_ms"]["p99"]
+    return out
+
+
+def _masked_stats(present_s, period_ms, render_ms, transfer_ms, mask, window, settle_sd_ms) -> dict:
+    t = np.asarray(present_s, dtype=np.float64).ravel()
+    warm = np.asarray(mask, dtype=bool).ravel()
+    if warm.size != t.size:
+        raise ValueError(f"warm-up mask has {warm.size} entries for {t.size} frames")
+    keep = ~warm
+    iv_all = intervals_ms(t)
+    if iv_all.size and np.any(iv_all < 0):
+        raise ValueError("present timestamps must not go backwards")
+    kept_t = t[keep]
+    out = frame_stats(kept_t, period_ms, None, None, 0, window, settle_sd_ms)
+    iv = iv_all[keep[1:] & keep[:-1]] if t.size > 1 else iv_all
+    period = float(period_ms)
+    out.update({"warmup": int(warm.sum()), "late": int(late_mask(iv, period).sum()),
+                "missed_vsyncs": missed_vsyncs(iv, period), "interval_ms": summary(iv),
+                "measured_period_ms": measured_period(iv, window, settle_sd_ms)
+                if iv.size >= window else None})
+    for key, values in (("render_ms", render_ms), ("transfer_ms", transfer_ms)):
+        if values is not None:
+            out[key] = summary(np.asarray(values, dtype=np.float64).ravel()[keep])
+    out["headroom_ms"] = period - out["render_ms"]["p99"] if out.get("render_ms") else None
     return out
 
 

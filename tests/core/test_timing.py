@@ -80,3 +80,26 @@ def test_bad_input_is_refused():
     assert summary([]) is None
     empty = frame_stats([], P)
     assert empty["frames"] == 0 and empty["interval_ms"] is None
+
+
+def test_warmup_mask_excludes_frames_served_while_compiling_mid_run():
+    import numpy as np
+
+    from core.timing import frame_stats
+
+    period = 1000 / 60
+    iv = np.full(100, period)
+    iv[40:45] = 5 * period            # a mid-run compile: five slow eager frames
+    t = np.concatenate([[0.0], np.cumsum(iv)]) / 1e3
+    render = np.full(101, 2.0)
+    render[41:46] = 70.0
+    mask = np.zeros(101, bool)
+    mask[41:46] = True                 # the frames presented after those intervals
+    counted = frame_stats(t, period, render_ms=render, warmup=mask)
+    assert counted["warmup"] == 5 and counted["frames"] == 96
+    assert counted["late"] == 0 and counted["missed_vsyncs"] == 0
+    assert counted["render_ms"]["max"] == 2.0
+    everything = frame_stats(t, period, render_ms=render, warmup=0)
+    assert everything["late"] == 5 and everything["missed_vsyncs"] == 20
+    leading = frame_stats(t, period, render_ms=render, warmup=np.arange(101) < 3)
+    assert leading == frame_stats(t, period, render_ms=render, warmup=3)
