@@ -307,7 +307,11 @@ def _zone_plate(ctx: Ctx, p):
     # Doubled offsets keep n = u*u + v*v integral.  The plate is symmetric about
     # both centre lines, so only the top-left quarter is computed: its columns
     # are mirrored into rows, and the final gather mirrors the lines.
-    half, hw = (h + 1) // 2, (w + 1) // 2
+    half = (h + 1) // 2
+    # numpy copies the quarter's RGB triples and mirrors them; torch computes the
+    # half frame's full rows, which a compiled graph fuses into one loop (a flip and
+    # a concatenation would each be another pass)
+    hw = (w + 1) // 2 if not X.is_torch(xp) else w
     u = X.arange(xp, hw, ctx.device) * 2 + 1 - w
     v = X.arange(xp, half, ctx.device) * 2 + 1 - h
     u2, v2 = u * u, v * v
@@ -317,14 +321,13 @@ def _zone_plate(ctx: Ctx, p):
     idx = xp.where(inside, phase, 2 * period)
     if X.is_torch(xp):
         table = ctx.const(np.repeat(lut[:, None], 3, 1).astype(np.int64).tolist())
-        quarter = X.take_rows(xp, table, idx.reshape(-1)).reshape(half, hw, 3)
-        right = xp.flip(quarter[:, : w - hw], dims=(1,))
+        rows = X.take_rows(xp, table, idx.reshape(-1)).reshape(half, w, 3)
     else:
         # one 6-byte item per pixel: numpy copies RGB triples at once instead of 3 strided values
         triples = np.ascontiguousarray(np.repeat(lut[:, None], 3, 1)).view("V6").reshape(-1)
         quarter = np.take(triples, idx).view(np.uint16).reshape(half, hw, 3)
         right = quarter[:, : w - hw][:, ::-1]
-    rows = X.concat(xp, [quarter, right], axis=1)
+        rows = X.concat(xp, [quarter, right], axis=1)
     lines = ctx.lines()
     return Rows(rows, xp.minimum(lines, h - 1 - lines), w, h)
 
