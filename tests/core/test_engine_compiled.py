@@ -29,6 +29,7 @@ ANIMATED = [
     pytest.param("ramp", {"scroll": 5}, None, "rgb16", id="ramp-scroll-rgb16"),
     pytest.param("ramp", {"scroll": 2, "direction": "vertical"}, None, "rgb10", id="vramp-scroll-rgb10"),
     pytest.param("bars", {}, 6, "rgb8", id="bars-counter-rgb8"),
+    pytest.param("ramp", {"direction": "vertical"}, 6, "rgb10", id="vramp-counter-rgb10"),
 ]
 
 
