@@ -246,9 +246,10 @@ class FrameLoop(QObject):
         # a static frame the engine served again from the same buffer is already on the
         # presenter: present it again without another upload
         key = (id(self.presenter), self.spec, id(r.data))
-        if not self.reuse_static or self.spec.animated or r.error or key != self._uploaded:
+        reusable = self.reuse_static and not self.spec.animated
+        if not reusable or r.error or key != self._uploaded:
             self.presenter.set_frame(r.data)
-            self._uploaded = key if self.reuse_static and not self.spec.animated else None
+            self._uploaded = key if reusable else None
         self.presenter.request_present()
         if self.mirror is not None and self._pending_t - self._mirror_t >= self.MIRROR_INTERVAL_S:
             self._mirror_t = self._pending_t

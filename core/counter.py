@@ -278,9 +278,7 @@ def overlay_counter(xp, plan: Rows, geom: CounterGeometry, frame, white: int, bl
         plan = full_width(xp, plan)
     k = plan.rows.shape[0]
     lit, inside = counter_columns(xp, geom, frame, device=device)
-    dtype = plan.rows.dtype
-    panel = lit * (white - black) + black
-    panel = panel.to(dtype) if X.is_torch(xp) else panel.astype(dtype)
+    panel = X.cast_like(xp, lit * (white - black) + black, plan.rows)
     lines = X.arange(xp, plan.height, device=device)
     in_band = (lines >= geom.y0) & (lines < geom.y1)
     if narrow_many:
@@ -369,9 +367,7 @@ def overlay_robust(xp, plan: Rows, geom: CounterGeometry, frame, white: int, bla
     plan = full_width(xp, plan)
     k = plan.rows.shape[0]
     lit, inside = robust_columns(xp, geom, frame, device=device)
-    dtype = plan.rows.dtype
-    panel = lit * (white - black) + black
-    panel = panel.to(dtype) if X.is_torch(xp) else panel.astype(dtype)
+    panel = X.cast_like(xp, lit * (white - black) + black, plan.rows)
     mask = inside[None, :, None]
     kinds = line_kinds(geom)
     band_lines = [y for y, kind in enumerate(kinds) if kind]

@@ -78,8 +78,7 @@ def full_width(xp, plan: Rows) -> Rows:
     """The same plan with rows materialised at full width (needed before per-column edits)."""
     if plan.rows.shape[1] == plan.width:
         return plan
-    rows = X.broadcast_copy(xp, plan.rows, (plan.rows.shape[0], plan.width, plan.rows.shape[2]))
-    return Rows(rows, plan.index, plan.width, plan.height)
+    return Rows(widen(xp, plan.rows, plan.width), plan.index, plan.width, plan.height)
 
 
 def apply_roi(xp, plan: Rows, roi, device=None) -> Rows:

@@ -110,6 +110,13 @@ def astype(xp, array, dtype: str):
     return array.astype(dtype, copy=False)
 
 
+def cast_like(xp, array, like):
+    """``array`` in ``like``'s dtype (torch and numpy spell the cast differently)."""
+    if is_torch(xp):
+        return array.to(like.dtype)
+    return array.astype(like.dtype, copy=False)
+
+
 def take_rows(xp, rows, index):
     """``rows[index]`` along axis 0 -- the one gather every pattern ends in."""
     if is_torch(xp):
