@@ -290,7 +290,13 @@ class _CompiledRenderer(_TorchRenderer):
             rows, idx = frame_rows(torch, spec, fmt, frame, device)
             return compiled_gather(torch, rows, idx, width, height, realize)
 
-        self._frame_fn = frame_fn
+        def frame_into(frame, out):
+            rows, idx = frame_rows(torch, spec, fmt, frame, device)
+            got = compiled_gather(torch, rows, idx, width, height, realize, out=out)
+            if got is not None:
+                out.copy_(got)
+
+        self._frame_fn, self._frame_into = frame_fn, frame_into
         self._mode = "reduce-overhead" if self.cudagraphs else "default"
         self._on_graph = on_graph
         self.fn = None
@@ -314,8 +320,8 @@ class _CompiledRenderer(_TorchRenderer):
         probe = traced(example)
         self._layout = (tuple(probe.shape), probe.dtype)
         if self.in_place:
-            def fn(frame, out):
-                out.copy_(traced(frame))
+            # the graph ends in the host buffer (its last kernel's stores land there)
+            fn = make_fx(self._frame_into)(example, torch.empty_like(probe))
         else:
             fn = traced
         self.fn = torch.compile(fn, backend=counting_inductor(self._mode, self._on_graph),
@@ -357,8 +363,8 @@ class _CompiledRenderer(_TorchRenderer):
         return out if out.dtype == self._dtype else out.view(self._dtype).reshape(self._shape)
 
 
-_REALIZE = None
-_REALIZE_LOCK = threading.Lock()
+_OPS: dict = {}
+_OPS_LOCK = threading.Lock()
 
 
 def realize_op():
@@ -369,9 +375,23 @@ def realize_op():
     also keeps the gather from vectorising; with it the few rows are computed
     once and the gather is a vectorised row copy.
     """
-    global _REALIZE
-    with _REALIZE_LOCK:
-        if _REALIZE is None:
+    return _ops()["realize"]
+
+
+def gather_rows_op():
+    """``testcard::gather_rows(rows, index, out)``: ``out[i] = rows[index[i]]``, in place.
+
+    ATen's ``index_select(out=)`` copies each line with one ``memcpy``, split
+    over torch's threads; Inductor's own gather is a loop of vector loads and
+    stores, about twice the cost of a fill at 2160p on two threads.  As an
+    opaque op inside the compiled graph it is the graph's last kernel.
+    """
+    return _ops()["gather_rows"]
+
+
+def _ops():
+    with _OPS_LOCK:
+        if not _OPS:
             import torch
 
             @torch.library.custom_op("testcard::realize", mutates_args=(), schema="(Tensor x) -> Tensor")
@@ -382,11 +402,20 @@ def realize_op():
             def _(x):
                 return torch.empty_like(x)
 
-            _REALIZE = realize
-    return _REALIZE
+            @torch.library.custom_op("testcard::gather_rows", mutates_args=("out",),
+                                     schema="(Tensor rows, Tensor index, Tensor(a!) out) -> ()")
+            def gather_rows(rows, index, out):
+                torch.index_select(rows, 0, index, out=out)
+
+            @gather_rows.register_fake
+            def _(rows, index, out):
+                return None
+
+            _OPS.update(realize=realize, gather_rows=gather_rows)
+    return _OPS
 
 
-def compiled_gather(torch, rows, index, width: int, height: int, realize):
+def compiled_gather(torch, rows, index, width: int, height: int, realize, out=None):
     """The final gather as a compiled graph sees it: one pass, in 32-bit words where it can.
 
     Few distinct rows are widened and realised first (computed once, small);
@@ -395,7 +424,9 @@ def compiled_gather(torch, rows, index, width: int, height: int, realize):
     divide into 32-bit words are gathered as words (the caller views its
     buffer the same way); a one-value-per-line plan (vertical ramps) broadcasts
     one pixel's words along the line.  Returns ``(H, W, C)`` / ``(H, W)``
-    elements, or ``(H, N)`` int32 words.
+    elements, or ``(H, N)`` int32 words.  Given ``out`` (that layout, on the
+    CPU), a row gather is written there by ``testcard::gather_rows`` and the
+    result is None.
     """
     k, narrow = rows.shape[0], rows.shape[1] != width
     item = rows.element_size()
@@ -405,8 +436,7 @@ def compiled_gather(torch, rows, index, width: int, height: int, realize):
             rows = rows.expand(k, width, *rows.shape[2:]).contiguous()
         rows = realize(rows)
         if (width * unit) % 4 == 0:
-            words = rows.reshape(k, -1).view(torch.int32)
-            return torch.index_select(words, 0, index)
+            return torch.index_select(rows.reshape(k, -1).view(torch.int32), 0, index)
         return torch.index_select(rows, 0, index)
     if narrow and unit % 4 == 0:
         per_pixel = rows.reshape(k, -1).view(torch.int32)           # (K, unit / 4)
@@ -415,12 +445,15 @@ def compiled_gather(torch, rows, index, width: int, height: int, realize):
         n = unit // 4
         return lines[:, None, :].expand(height, width, n).reshape(height, width * n)
     if narrow:
-        rows = rows.expand(k, width, *rows.shape[2:])
-    else:
-        # many full-width rows (zone plate): compute them once, then copy; inlined
-        # into the gather, their formula would run again for every output pixel
-        rows = realize(rows)
-    return torch.index_select(rows, 0, index)
+        return torch.index_select(rows.expand(k, width, *rows.shape[2:]), 0, index)
+    # many full-width rows (zone plate): compute them once, then copy; inlined
+    # into the gather, their formula would run again for every output pixel.
+    # Into the host buffer that copy is ``testcard::gather_rows`` (one memcpy
+    # per line), which also saves realising them a second time.
+    if out is not None:
+        gather_rows_op()(rows, index, out)
+        return None
+    return torch.index_select(realize(rows), 0, index)
 
 
 def counting_inductor(mode: str, on_graph):

@@ -312,16 +312,25 @@ def _zone_plate(ctx: Ctx, p):
     # half frame's full rows, which a compiled graph fuses into one loop (a flip and
     # a concatenation would each be another pass)
     hw = (w + 1) // 2 if not X.is_torch(xp) else w
-    u = X.arange(xp, hw, ctx.device) * 2 + 1 - w
-    v = X.arange(xp, half, ctx.device) * 2 + 1 - h
+    # the squares and their phases are host tables (exact int64 arithmetic, once):
+    # a modulo inside a compiled per-pixel loop is an integer division per pixel
+    u = np.arange(hw, dtype=np.int64) * 2 + 1 - w
+    v = np.arange(half, dtype=np.int64) * 2 + 1 - h
     u2, v2 = u * u, v * v
-    inside = u2[None, :] <= (d * d - v2)[:, None]
+
+    def table(values):  # int32: Inductor's C++ backend does not vectorise uint16
+        return ctx.const(values.astype(np.int32), "int32")
+
+    inside = table(u2)[None, :] <= table(d * d - v2)[:, None]
     # phase n/(8d) cycles: (u2 mod P) + (v2 mod P) < 2P indexes a LUT holding two periods
-    phase = X.astype(xp, u2 % period, "int32")[None, :] + X.astype(xp, v2 % period, "int32")[:, None]
+    phase = table(u2 % period)[None, :] + table(v2 % period)[:, None]
     idx = xp.where(inside, phase, 2 * period)
     if X.is_torch(xp):
-        table = ctx.const(np.repeat(lut[:, None], 3, 1).astype(np.int64).tolist())
-        rows = X.take_rows(xp, table, idx.reshape(-1)).reshape(half, w, 3)
+        # grey: one table read per pixel, seen by every channel (a compiled graph
+        # reads it once and fuses the format conversion into the same loop); idx
+        # is in range by construction, so no bounds check per pixel
+        grey = xp.ops.aten._unsafe_index(table(lut), [idx])
+        rows = grey[:, :, None].expand(half, w, 3)
     else:
         # one 6-byte item per pixel: numpy copies RGB triples at once instead of 3 strided values
         triples = np.ascontiguousarray(np.repeat(lut[:, None], 3, 1)).view("V6").reshape(-1)

@@ -136,3 +136,25 @@ def test_sizes_that_do_not_divide_stay_exact(name, params, w, h, fmt):
             res = eng.render(i)
             assert res.error is None and res.path == "torch-compiled"
             np.testing.assert_array_equal(res.data, expected(spec, i, fmt), err_msg=f"frame {i}")
+
+
+# The zone plate is many full-width rows: the graph computes its half-frame lines and
+# ends in ``testcard::gather_rows`` into the host buffer (mirroring the lines).
+PER_PIXEL = [
+    pytest.param({}, 65, 37, None, None, "rgb10", id="odd-65x37-rgb10"),
+    pytest.param({"diameter": 40.0, "amplitude": 70.0}, 64, 36, None, None, "native", id="small-native"),
+    pytest.param({}, 66, 40, 4, None, "rgb16", id="counter-rgb16"),
+    pytest.param({}, 66, 41, None, (5, 3, 40, 30), "rgb10", id="roi-rgb10"),
+]
+
+
+@pytest.mark.parametrize("params, w, h, counter_bits, roi, fmt", PER_PIXEL)
+def test_zone_plate_compiled_is_exact(params, w, h, counter_bits, roi, fmt):
+    spec = make_spec("zone_plate", params, width=w, height=h, counter_bits=counter_bits, roi=roi)
+    with Engine(spec, path="torch-compiled", fmt=fmt, background_compile=False, reuse_static=False) as eng:
+        assert eng.compile_error is None
+        for i in (0, 1, 5):
+            res = eng.render(i)
+            assert res.error is None and res.path == "torch-compiled"
+            np.testing.assert_array_equal(res.data, expected(spec, i, fmt), err_msg=f"frame {i}")
+        assert eng.graphs == 1
