@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from core import xp as X
-from core.plan import Rows, full_width
+from core.plan import Patch, Rows, full_width
 
 MIN_BITS, MAX_BITS, DEFAULT_BITS = 1, 31, 16
 LAYOUTS = ("compat", "robust")
@@ -264,32 +264,31 @@ def overlay_counter(xp, plan: Rows, geom: CounterGeometry, frame, white: int, bl
     """Composite the panel over a plan, still as rows plus a gather.
 
     The distinct rows under the band (or the band's own lines, whichever
-    is fewer) are painted and appended; band lines point at them.  The frame
-    is still produced by the single final gather.
+    is fewer) are painted and appended; band lines point at them.  Rows of
+    one value per line stay narrow and the painted band lines ride along as
+    the plan's patch.  The frame is still produced by the single final gather.
     """
     if (geom.width, geom.height) != (plan.width, plan.height):
         raise ValueError("counter geometry is for a different frame size")
     if geom.layout == "robust":
         return overlay_robust(xp, plan, geom, frame, white, black, device)
-    # torch only: numpy's broadcasting where is slower than widening the rows first
-    narrow_many = (X.is_torch(xp) and plan.rows.shape[1] == 1 and plan.width > 1
+    # one value per line and many lines (vertical ramps): widening every distinct row
+    # first would cost several full frames; the band's lines are painted straight from
+    # their line values and carried as a patch, so the frame is still one gather
+    narrow_many = (plan.rows.shape[1] == 1 and plan.width > 1 and plan.patch is None
                    and plan.rows.shape[0] > geom.cell_h)
     if not narrow_many:
         plan = full_width(xp, plan)
     k = plan.rows.shape[0]
     lit, inside = counter_columns(xp, geom, frame, device=device)
     panel = X.cast_like(xp, lit * (white - black) + black, plan.rows)
+    if narrow_many:
+        values = X.take_rows(xp, plan.rows, plan.index[geom.y0:geom.y1])   # (B, 1, C)
+        paint = X.cast_like(xp, panel[None, :, None] + values[:1] * 0, plan.rows)  # (1, W, C)
+        return Rows(plan.rows, plan.index, plan.width, plan.height,
+                    Patch(geom.y0, values, paint, inside))
     lines = X.arange(xp, plan.height, device=device)
     in_band = (lines >= geom.y0) & (lines < geom.y1)
-    if narrow_many:
-        # one value per line and many lines (vertical ramps): widening every distinct
-        # row first costs several full frames; painting straight from the line values
-        # broadcasts into the frame's rows, one fused loop when compiled (215 -> 6 ms
-        # at 2160p rgb10)
-        values = X.take_rows(xp, plan.rows, plan.index)                 # (H, 1, C)
-        mask = in_band[:, None, None] & inside[None, :, None]
-        rows = xp.where(mask, panel[None, :, None], values)               # (H, W, C)
-        return Rows(rows, lines, plan.width, plan.height)
     if k <= geom.cell_h:
         # paint every distinct row once; band lines point at the painted copies
         painted = xp.where(inside[None, :, None], panel[None, :, None], plan.rows)

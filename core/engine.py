@@ -28,6 +28,7 @@ import numpy as np
 
 from core import formats as F
 from core import xp as X
+from core.plan import Rows, map_rows, widen
 from core.registry import Spec
 
 PATHS = ("numpy", "torch-eager", "torch-compiled", "torch-cudagraphs")
@@ -106,26 +107,38 @@ class FrameResult:
 
 
 # ---------------------------------------------------------------- frame functions
-def frame_rows(xp, spec: Spec, fmt: str, frame, device=None):
-    """``(rows, index)``: the spec's plan with rows already in the display format."""
+def frame_rows(xp, spec: Spec, fmt: str, frame, device=None) -> Rows:
+    """The spec's plan with its rows (and patch) already in the display format."""
     from core.patterns import render_plan
 
     plan = render_plan(spec, frame, xp, device)
-    rows = F.convert_rows(xp, plan.rows, fmt, spec.bit_depth, spec.dtype)
-    return rows, plan.index
+    return map_rows(plan, lambda rows: F.convert_rows(xp, rows, fmt, spec.bit_depth, spec.dtype))
 
 
-def gather(xp, rows, index, width: int):
-    """The frame ``rows[index]`` widened to ``width`` (functional; what a compiled graph runs)."""
-    if rows.shape[1] != width:
-        rows = rows.expand(rows.shape[0], width, *rows.shape[2:]) if X.is_torch(xp) else \
-            np.broadcast_to(rows, (rows.shape[0], width, *rows.shape[2:]))
-    out = X.take_rows(xp, rows, index)
-    return out.contiguous() if X.is_torch(xp) else np.ascontiguousarray(out)
+def gather_into(xp, plan: Rows, out) -> None:
+    """Write the plan's frame into ``out`` (no full-frame temporaries): ``rows[index]``
+    widened to ``out``'s width, then the patch's few lines over their lines."""
+    _gather_rows_into(xp, plan.rows, plan.index, out)
+    patch = plan.patch
+    if patch is None:
+        return
+    band = out[patch.y0:patch.y1]
+    if X.is_torch(xp):
+        band.copy_(patch.lines(xp))
+        return
+    # the lines' own values widened by tiling, then the paint over its columns
+    # (a run of columns is a block copy; numpy's broadcast where runs per element)
+    values = patch.values if band.ndim == 3 else patch.values[:, :, None]
+    np.copyto(band, widen(np, values, band.shape[1]).reshape(band.shape))
+    cols = np.flatnonzero(patch.mask)
+    if cols.size and cols[-1] - cols[0] + 1 == cols.size:
+        run = slice(int(cols[0]), int(cols[-1]) + 1)
+        np.copyto(band[:, run], patch.paint[:, run])
+    elif cols.size:
+        np.copyto(band, patch.paint, where=patch.mask.reshape(1, -1, *([1] * (band.ndim - 2))))
 
 
-def gather_into(xp, rows, index, out) -> None:
-    """Write ``rows[index]`` widened to ``out``'s width into ``out`` (no full-frame temporaries)."""
+def _gather_rows_into(xp, rows, index, out) -> None:
     height, width = out.shape[0], out.shape[1]
     k, rw = rows.shape[0], rows.shape[1]
     torch_ns = X.is_torch(xp)
@@ -206,8 +219,7 @@ class _NumpyRenderer(_Renderer):
 
     def render(self, index):
         t0 = self.clock()
-        rows, idx = frame_rows(np, self.spec, self.fmt, index & FRAME_MASK)
-        gather_into(np, rows, idx, self.target.raw)
+        gather_into(np, frame_rows(np, self.spec, self.fmt, index & FRAME_MASK), self.target.raw)
         self.frames += 1
         return (self.clock() - t0) * 1e3, 0.0
 
@@ -230,8 +242,8 @@ class _TorchRenderer(_Renderer):
 
     def produce(self):
         """Render into the device buffer; may return a tensor to copy out instead."""
-        rows, idx = frame_rows(self.torch, self.spec, self.fmt, self.frame, self.device)
-        gather_into(self.torch, rows, idx, self.target.dev)
+        plan = frame_rows(self.torch, self.spec, self.fmt, self.frame, self.device)
+        gather_into(self.torch, plan, self.target.dev)
         return None
 
     def render(self, index):
@@ -287,12 +299,10 @@ class _CompiledRenderer(_TorchRenderer):
         height, width = spec.height, spec.width
 
         def frame_fn(frame):
-            rows, idx = frame_rows(torch, spec, fmt, frame, device)
-            return compiled_gather(torch, rows, idx, width, height, realize)
+            return compiled_gather(torch, frame_rows(torch, spec, fmt, frame, device), realize)
 
         def frame_into(frame, out):
-            rows, idx = frame_rows(torch, spec, fmt, frame, device)
-            got = compiled_gather(torch, rows, idx, width, height, realize, out=out)
+            got = compiled_gather(torch, frame_rows(torch, spec, fmt, frame, device), realize, out=out)
             if got is not None:
                 out.copy_(got)
 
@@ -415,7 +425,7 @@ def _ops():
     return _OPS
 
 
-def compiled_gather(torch, rows, index, width: int, height: int, realize, out=None):
+def compiled_gather(torch, plan: Rows, realize, out=None):
     """The final gather as a compiled graph sees it: one pass, in 32-bit words where it can.
 
     Few distinct rows are widened and realised first (computed once, small);
@@ -423,37 +433,55 @@ def compiled_gather(torch, rows, index, width: int, height: int, realize, out=No
     indirect row copy of int32 but not of int16 or uint8, so rows whose bytes
     divide into 32-bit words are gathered as words (the caller views its
     buffer the same way); a one-value-per-line plan (vertical ramps) broadcasts
-    one pixel's words along the line.  Returns ``(H, W, C)`` / ``(H, W)``
-    elements, or ``(H, N)`` int32 words.  Given ``out`` (that layout, on the
-    CPU), a row gather is written there by ``testcard::gather_rows`` and the
-    result is None.
+    one pixel's words along the line, and a patch's few lines (a counter band)
+    replace theirs.  Returns ``(H, W, C)`` / ``(H, W)`` elements, or ``(H, N)``
+    int32 words.  Given ``out`` (that layout, on the CPU) the frame is written
+    there and the result is None: many full-width rows by ``testcard::gather_rows``,
+    a patch over the frame's own store.
     """
+    rows, index, width, height = plan.rows, plan.index, plan.width, plan.height
     k, narrow = rows.shape[0], rows.shape[1] != width
     item = rows.element_size()
     unit = item * (rows.shape[2] if rows.dim() == 3 else 1)     # bytes per pixel
+    words = (width * unit) % 4 == 0
     if k * 4 <= height:
         if narrow:
             rows = rows.expand(k, width, *rows.shape[2:]).contiguous()
         rows = realize(rows)
-        if (width * unit) % 4 == 0:
-            return torch.index_select(rows.reshape(k, -1).view(torch.int32), 0, index)
-        return torch.index_select(rows, 0, index)
-    if narrow and unit % 4 == 0:
+        frame = torch.index_select(rows.reshape(k, -1).view(torch.int32) if words else rows, 0, index)
+    elif narrow and unit % 4 == 0:
         per_pixel = rows.reshape(k, -1).view(torch.int32)           # (K, unit / 4)
         # realised: otherwise the line's whole formula is recomputed for every 16 pixels
         lines = realize(torch.index_select(per_pixel, 0, index))   # (H, unit / 4)
         n = unit // 4
-        return lines[:, None, :].expand(height, width, n).reshape(height, width * n)
-    if narrow:
-        return torch.index_select(rows.expand(k, width, *rows.shape[2:]), 0, index)
-    # many full-width rows (zone plate): compute them once, then copy; inlined
-    # into the gather, their formula would run again for every output pixel.
-    # Into the host buffer that copy is ``testcard::gather_rows`` (one memcpy
-    # per line), which also saves realising them a second time.
-    if out is not None:
+        frame = lines[:, None, :].expand(height, width, n).reshape(height, width * n)
+    elif narrow:
+        # realised for the same reason: one value per line, computed once
+        frame = torch.index_select(realize(rows).expand(k, width, *rows.shape[2:]), 0, index)
+    elif out is not None and plan.patch is None:
+        # many full-width rows (zone plate): computed once (inlined into the gather,
+        # their formula would run again for every output pixel), then copied into
+        # the host buffer by one memcpy per line, which also saves realising them twice
         gather_rows_op()(rows, index, out)
         return None
-    return torch.index_select(realize(rows), 0, index)
+    else:
+        frame = torch.index_select(realize(rows), 0, index)
+    if plan.patch is None:
+        return frame
+    # the patch's few lines are made whole (small), then take their place
+    patch = plan.patch
+    b = patch.y1 - patch.y0
+    full = realize(patch.lines(torch)).reshape(b, -1).view(frame.dtype).reshape(b, *frame.shape[1:])
+    if out is not None:
+        # into the host buffer: the frame's own store, then the band's lines over it
+        out.copy_(frame)
+        out[patch.y0:patch.y1].copy_(full)
+        return None
+    # elsewhere chosen line by line in the frame's own loop
+    lines = torch.arange(height, device=index.device)
+    inside = ((lines >= patch.y0) & (lines < patch.y1)).reshape(height, *([1] * (frame.dim() - 1)))
+    own = torch.index_select(full, 0, torch.clamp(lines - patch.y0, 0, b - 1))
+    return torch.where(inside, own, frame)
 
 
 def counting_inductor(mode: str, on_graph):

@@ -25,7 +25,7 @@ from core.counter import (
     CounterGeometry,
     overlay_counter,
 )
-from core.plan import Rows, apply_roi, materialize
+from core.plan import Rows, apply_roi, map_rows, materialize
 from core.registry import Ctx, Param, Pattern, Spec, make_spec, register
 
 
@@ -471,8 +471,8 @@ def render_plan(spec: Spec, frame=0, xp=np, device=None) -> Rows:
 def render(spec: Spec, frame=0, xp=np, device=None):
     """Frame ``frame`` of ``spec`` as ``(height, width, 3)`` code values in ``spec.dtype``."""
     plan = render_plan(spec, frame, xp, device)
-    rows = X.astype(xp, plan.rows, _dtype_name(xp, spec.dtype))
-    return materialize(xp, Rows(rows, plan.index, plan.width, plan.height))
+    dtype = _dtype_name(xp, spec.dtype)
+    return materialize(xp, map_rows(plan, lambda rows: X.astype(xp, rows, dtype)))
 
 
 def _dtype_name(xp, name: str) -> str:

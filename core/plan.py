@@ -3,7 +3,9 @@
 Every pattern is expressed as a :class:`Rows` plan: the few distinct rows it has
 (``rows``, shape ``(K, W, C)`` or ``(K, 1, C)`` for rows constant along x) and
 the row each output line takes (``index``, shape ``(H,)``).  The frame is
-``rows[index]`` broadcast to ``(H, W, C)``.
+``rows[index]`` broadcast to ``(H, W, C)``.  A plan whose rows are one value
+per line may also carry a :class:`Patch`: a band of lines painted over (a
+counter over a vertical ramp), so the many narrow rows never have to be widened.
 
 Building rows costs O(K*W); the gather is one pass over the frame.  Region of
 interest, counter overlay and display-format conversion are all transforms of
@@ -23,11 +25,39 @@ from core import xp as X
 
 
 @dataclass(frozen=True)
+class Patch:
+    """Lines ``y0 .. y0 + B - 1`` replaced by ``where(mask, paint, values)``.
+
+    ``values`` ``(B, 1, C)`` are the lines' own values, ``paint`` ``(1, W, C)``
+    what covers them in the columns where ``mask`` ``(W,)`` is set.  Kept
+    apart until the frame is written, so converting a patch to a display
+    format touches ``B + W`` pixels, not ``B * W``.
+    """
+    y0: int
+    values: Any
+    paint: Any
+    mask: Any
+
+    @property
+    def y1(self) -> int:
+        return self.y0 + int(self.values.shape[0])
+
+    def map(self, fn) -> Patch:
+        return Patch(self.y0, fn(self.values), fn(self.paint), self.mask)
+
+    def lines(self, xp):
+        """The patched lines, ``(B, W, ...)``."""
+        mask = self.mask.reshape(1, -1, *([1] * (self.values.ndim - 2)))
+        return xp.where(mask, self.paint, self.values)
+
+
+@dataclass(frozen=True)
 class Rows:
     rows: Any   # (K, W or 1, C)
     index: Any  # (H,) int64
     width: int
     height: int
+    patch: Patch | None = None
 
     @property
     def channels(self) -> int:
@@ -36,6 +66,13 @@ class Rows:
 
 def materialize(xp, plan: Rows):
     """The frame the plan describes: ``(H, W, C)``, one pass over the output."""
+    frame = _gathered(xp, plan)
+    if plan.patch is not None:
+        frame[plan.patch.y0:plan.patch.y1] = plan.patch.lines(xp)   # the frame is ours: a fresh array
+    return frame
+
+
+def _gathered(xp, plan: Rows):
     rows, w = plan.rows, plan.width
     if rows.shape[1] == w:
         return X.take_rows(xp, rows, plan.index)
@@ -75,10 +112,20 @@ def _block_width(width: int, least: int = 32) -> int:
 
 
 def full_width(xp, plan: Rows) -> Rows:
-    """The same plan with rows materialised at full width (needed before per-column edits)."""
-    if plan.rows.shape[1] == plan.width:
+    """The same plan with rows materialised at full width (needed before per-column edits).
+
+    A patch becomes ordinary rows: appended, its lines pointing at them.
+    """
+    if plan.rows.shape[1] == plan.width and plan.patch is None:
         return plan
-    return Rows(widen(xp, plan.rows, plan.width), plan.index, plan.width, plan.height)
+    rows = plan.rows if plan.rows.shape[1] == plan.width else widen(xp, plan.rows, plan.width)
+    if plan.patch is None:
+        return Rows(rows, plan.index, plan.width, plan.height)
+    k, patch = rows.shape[0], plan.patch
+    lines = X.arange(xp, plan.height, device=X.device_of(xp, plan.index))
+    inside = (lines >= patch.y0) & (lines < patch.y1)
+    index = xp.where(inside, lines - patch.y0 + k, plan.index)
+    return Rows(X.concat(xp, [rows, patch.lines(xp)], axis=0), index, plan.width, plan.height)
 
 
 def apply_roi(xp, plan: Rows, roi, device=None) -> Rows:
@@ -116,5 +163,6 @@ def roi_bounds(roi, width: int, height: int) -> tuple[int, int, int, int]:
 
 
 def map_rows(plan: Rows, fn) -> Rows:
-    """Apply an element-wise function (over the channel axis) to the rows only."""
-    return Rows(fn(plan.rows), plan.index, plan.width, plan.height)
+    """Apply an element-wise function (over the channel axis) to the rows (and patch) only."""
+    patch = None if plan.patch is None else plan.patch.map(fn)
+    return Rows(fn(plan.rows), plan.index, plan.width, plan.height, patch)

@@ -85,6 +85,11 @@ def check_dtype(name: str, bit_depth: int) -> None:
         )
 
 
+def device_of(xp, array):
+    """The torch device ``array`` lives on (None for numpy)."""
+    return array.device if is_torch(xp) else None
+
+
 def arange(xp, n: int, device=None, dtype: str = "int64"):
     if is_torch(xp):
         return xp.arange(n, device=device, dtype=getattr(xp, dtype))

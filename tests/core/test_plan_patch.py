@@ -1,0 +1,92 @@
+"""A counter over one-value-per-line rows (vertical ramps) rides along as a patch.
+
+The ramp's many narrow rows are never widened; the band's lines are painted
+separately and written over their lines.  Every path must still write the
+frame a per-pixel composition would.
+"""
+
+import numpy as np
+import pytest
+import torch
+
+from core import formats as F
+from core.counter import decode_counter
+from core.engine import Engine, compiled_gather, frame_rows, path_problem, realize_op
+from core.patterns import render, render_plan
+from core.plan import full_width, materialize
+from core.registry import make_spec
+
+W, H = 96, 60
+
+
+def vramp(counter_bits=6, **params):
+    return make_spec("ramp", {"direction": "vertical", **params}, width=W, height=H,
+                     counter_bits=counter_bits)
+
+
+def test_counter_over_a_vertical_ramp_keeps_its_rows_narrow(backend):
+    xp, dev = backend
+    spec = vramp()
+    plan = render_plan(spec, 5, xp, dev)
+    geom = spec.counter_geometry()
+    assert plan.rows.shape[0] == H and plan.rows.shape[1] == 1
+    assert plan.patch is not None and (plan.patch.y0, plan.patch.y1) == (geom.y0, geom.y1)
+
+
+@pytest.mark.parametrize("frame", [0, 1, 37, 63])
+def test_patched_frame_is_the_ramp_with_the_panel_painted_over_it(backend, to_np, frame):
+    xp, dev = backend
+    spec = vramp(scroll=3)
+    geom = spec.counter_geometry()
+    got = to_np(render(spec, frame, xp, dev))
+    ramp = render(make_spec("ramp", {"direction": "vertical", "scroll": 3}, width=W, height=H), frame)
+    panel = np.zeros((H, W), dtype=bool)
+    panel[geom.y0:geom.y1, geom.x0:geom.x1] = True
+    np.testing.assert_array_equal(got[~panel], ramp[~panel])
+    assert decode_counter(got, geom, bit_depth=spec.bit_depth) == frame % (1 << geom.bits)
+    # folding the patch into ordinary rows gives the same frame
+    plan = render_plan(spec, frame, xp, dev)
+    folded = full_width(xp, plan)
+    assert folded.patch is None and folded.rows.shape[1] == W
+    np.testing.assert_array_equal(to_np(materialize(xp, folded)), to_np(materialize(xp, plan)))
+
+
+FORMATS = ["native", "rgb10", "rgb16"]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("path", ["numpy", "torch-eager"])
+def test_every_path_writes_the_patched_frame(path, fmt):
+    spec = vramp()
+    with Engine(spec, path=path, fmt=fmt, reuse_static=False) as eng:
+        for i in (0, 5, 21):
+            res = eng.render(i)
+            assert res.error is None and res.path == path
+            np.testing.assert_array_equal(res.data, F.convert_frame(render(spec, i), fmt, 10))
+
+
+@pytest.mark.parametrize("fmt", FORMATS + ["rgb8"])
+def test_the_graph_gather_without_a_host_buffer_writes_the_patched_frame(fmt):
+    # the form a CUDA or MPS graph runs (no host buffer to write into), evaluated eagerly
+    spec = make_spec("ramp", {"direction": "vertical"}, width=W, height=H, bit_depth=8, counter_bits=6)
+    frame = torch.tensor(9)
+    got = compiled_gather(torch, frame_rows(torch, spec, fmt, frame, torch.device("cpu")), realize_op())
+    want = F.convert_frame(render(spec, 9), fmt, 8)
+    np.testing.assert_array_equal(got.contiguous().view(-1).numpy().view(np.uint8),
+                                  np.ascontiguousarray(want).view(np.uint8).reshape(-1))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(path_problem("torch-compiled", "cpu") is not None,
+                    reason=str(path_problem("torch-compiled", "cpu")))
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_compiled_patched_frame_is_exact_in_one_graph(fmt):
+    torch._dynamo.reset()
+    spec = vramp(scroll=2)
+    with Engine(spec, path="torch-compiled", fmt=fmt, background_compile=False, reuse_static=False) as eng:
+        assert eng.compile_error is None
+        for i in (0, 1, 2, 40):
+            res = eng.render(i)
+            assert res.error is None and res.path == "torch-compiled"
+            np.testing.assert_array_equal(res.data, F.convert_frame(render(spec, i), fmt, 10))
+        assert eng.graphs == 1
