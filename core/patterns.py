@@ -334,9 +334,10 @@ def _zone_plate(ctx: Ctx, p):
     else:
         # one 6-byte item per pixel: numpy copies RGB triples at once instead of 3 strided values
         triples = np.ascontiguousarray(np.repeat(lut[:, None], 3, 1)).view("V6").reshape(-1)
-        quarter = np.take(triples, idx).view(np.uint16).reshape(half, hw, 3)
-        right = quarter[:, : w - hw][:, ::-1]
-        rows = X.concat(xp, [quarter, right], axis=1)
+        # and mirrors them as whole items too (a reversed uint16 view copies per value)
+        quarter = np.take(triples, idx)
+        rows = np.concatenate([quarter, quarter[:, : w - hw][:, ::-1]], axis=1)
+        rows = rows.view(np.uint16).reshape(half, w, 3)
     lines = ctx.lines()
     return Rows(rows, xp.minimum(lines, h - 1 - lines), w, h)
 
