@@ -35,6 +35,7 @@ CASES = [  # (label, pattern, params, counter_bits)
     ("checkerboard-invert", "checkerboard", {"invert_every": 2}, None),
     ("ramp-scroll", "ramp", {"scroll": 4}, None),
     ("bars+counter", "bars", {}, 16),
+    ("vertical-ramp+counter", "ramp", {"direction": "vertical", "scroll": 4}, 16),
 ]
 
 

@@ -40,12 +40,22 @@ def test_gpu_check_prints_one_json_document_without_a_gpu():
     assert doc["ok"] is False and "CUDA" in doc["reason"]
 
 
+# few rows; one value per line with a counter patch; many full-width rows (per pixel)
+SPECS = [
+    pytest.param("checkerboard", {"invert_every": 2, "tile": 5}, 8, id="checkerboard"),
+    pytest.param("ramp", {"direction": "vertical", "scroll": 3}, 6, id="vramp-counter"),
+    pytest.param("zone_plate", {}, None, id="zone-plate"),
+]
+
+
 @pytest.mark.cuda
 @pytest.mark.parametrize("path", ["torch-eager", "torch-compiled", "torch-cudagraphs"])
 @pytest.mark.parametrize("fmt", ["native", "rgb10", "rgb16"])
-def test_cuda_paths_are_exact_and_land_in_pinned_memory(path, fmt):
-    spec = make_spec("checkerboard", {"invert_every": 2, "tile": 5}, width=64, height=36, counter_bits=8)
-    with Engine(spec, path=path, device="cuda", fmt=fmt, background_compile=False) as eng:
+@pytest.mark.parametrize("name, params, counter_bits", SPECS)
+def test_cuda_paths_are_exact_and_land_in_pinned_memory(path, fmt, name, params, counter_bits):
+    spec = make_spec(name, params, width=64, height=36, counter_bits=counter_bits)
+    with Engine(spec, path=path, device="cuda", fmt=fmt, background_compile=False,
+                reuse_static=False) as eng:
         assert eng.compile_error is None
         assert eng._target.host_tensor.is_pinned()
         buf = None

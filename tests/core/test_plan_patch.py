@@ -90,3 +90,35 @@ def test_compiled_patched_frame_is_exact_in_one_graph(fmt):
             assert res.error is None and res.path == "torch-compiled"
             np.testing.assert_array_equal(res.data, F.convert_frame(render(spec, i), fmt, 10))
         assert eng.graphs == 1
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(path_problem("torch-compiled", "cpu") is not None,
+                    reason=str(path_problem("torch-compiled", "cpu")))
+@pytest.mark.parametrize("name, params, counter_bits", [
+    pytest.param("ramp", {"direction": "vertical", "scroll": 2}, 6, id="vramp-counter"),
+    pytest.param("zone_plate", {}, None, id="zone-plate"),
+    pytest.param("zone_plate", {}, 4, id="zone-plate-counter"),
+])
+@pytest.mark.parametrize("fmt", ["native", "rgb10"])
+def test_the_graph_a_gpu_runs_compiles_exact_on_the_cpu(monkeypatch, name, params, counter_bits, fmt):
+    # CUDA and MPS graphs return the frame (no host buffer inside the graph);
+    # compile that same form with CPU Inductor
+    from core import engine as E
+
+    real_init = E._CompiledRenderer.__init__
+
+    def returning_frame(self, *a, **k):
+        real_init(self, *a, **k)
+        self.in_place = False
+
+    monkeypatch.setattr(E._CompiledRenderer, "__init__", returning_frame)
+    torch._dynamo.reset()
+    spec = make_spec(name, params, width=W, height=H - 1, counter_bits=counter_bits)
+    with Engine(spec, path="torch-compiled", fmt=fmt, background_compile=False, reuse_static=False) as eng:
+        assert eng.compile_error is None
+        for i in (0, 3):
+            res = eng.render(i)
+            assert res.error is None and res.path == "torch-compiled"
+            np.testing.assert_array_equal(res.data, F.convert_frame(render(spec, i), fmt, 10))
+        assert eng.graphs == 1
