@@ -28,7 +28,7 @@ import numpy as np
 
 from core import formats as F
 from core import xp as X
-from core.plan import Rows, map_rows, widen
+from core.plan import Patch, Rows, map_rows, widen
 from core.registry import Spec
 
 PATHS = ("numpy", "torch-eager", "torch-compiled", "torch-cudagraphs")
@@ -449,12 +449,19 @@ def compiled_gather(torch, plan: Rows, realize, out=None):
             rows = rows.expand(k, width, *rows.shape[2:]).contiguous()
         rows = realize(rows)
         frame = torch.index_select(rows.reshape(k, -1).view(torch.int32) if words else rows, 0, index)
-    elif narrow and unit % 4 == 0:
-        per_pixel = rows.reshape(k, -1).view(torch.int32)           # (K, unit / 4)
+    elif narrow and unit == 4:
+        per_pixel = rows.reshape(k, -1).view(torch.int32)           # (K, 1)
         # realised: otherwise the line's whole formula is recomputed for every 16 pixels
-        lines = realize(torch.index_select(per_pixel, 0, index))   # (H, unit / 4)
-        n = unit // 4
-        frame = lines[:, None, :].expand(height, width, n).reshape(height, width * n)
+        lines = realize(torch.index_select(per_pixel, 0, index))   # (H, 1)
+        frame = lines.expand(height, width)
+    elif narrow and (group := _line_group(width, unit)):
+        # pixels of several words (RGBX64) or of no whole number of words (6-byte
+        # RGB16): a line's value repeated over `group` pixels is a whole number of
+        # vectors of words, which the line then repeats
+        per_group = rows.expand(k, group, *rows.shape[2:]).reshape(k, -1).view(torch.int32)
+        lines = realize(torch.index_select(per_group, 0, index))   # (H, group * unit / 4)
+        n = lines.shape[1]
+        frame = lines[:, None, :].expand(height, width // group, n).reshape(height, -1)
     elif narrow:
         # realised for the same reason: one value per line, computed once
         frame = torch.index_select(realize(rows).expand(k, width, *rows.shape[2:]), 0, index)
@@ -471,6 +478,8 @@ def compiled_gather(torch, plan: Rows, realize, out=None):
     # the patch's few lines are made whole (small), then take their place
     patch = plan.patch
     b = patch.y1 - patch.y0
+    # (its pieces realised first: the paint's formula is per column, not per pixel)
+    patch = Patch(patch.y0, realize(patch.values), realize(patch.paint), realize(patch.mask))
     full = realize(patch.lines(torch)).reshape(b, -1).view(frame.dtype).reshape(b, *frame.shape[1:])
     if out is not None:
         # into the host buffer: the frame's own store, then the band's lines over it
@@ -482,6 +491,14 @@ def compiled_gather(torch, plan: Rows, realize, out=None):
     inside = ((lines >= patch.y0) & (lines < patch.y1)).reshape(height, *([1] * (frame.dim() - 1)))
     own = torch.index_select(full, 0, torch.clamp(lines - patch.y0, 0, b - 1))
     return torch.where(inside, own, frame)
+
+
+def _line_group(width: int, unit: int, lanes: int = 16) -> int | None:
+    """Pixels of ``unit`` bytes whose run fills whole ``lanes``-word vectors and divides the width."""
+    for group in range(1, 129):
+        if width % group == 0 and (group * unit) % (4 * lanes) == 0:
+            return group
+    return None
 
 
 def counting_inductor(mode: str, on_graph):
