@@ -279,7 +279,8 @@ class _CompiledRenderer(_TorchRenderer):
     """The whole frame (pattern, conversion, gather) as one Inductor graph.
 
     On the CPU the graph writes straight into the host buffer (Inductor turns
-    ``out.copy_(frame)`` into the gather kernel's store); elsewhere it returns
+    ``out.copy_(frame)`` into the gather kernel's store, and many full-width
+    rows are copied there by ``testcard::gather_rows``); elsewhere it returns
     the frame, copied into the pinned host buffer.  With CUDA graphs the
     output lives in the graph's pool and is overwritten by the next replay,
     so it is copied out before the next frame.
@@ -391,8 +392,8 @@ def realize_op():
 def gather_rows_op():
     """``testcard::gather_rows(rows, index, out)``: ``out[i] = rows[index[i]]``, in place.
 
-    ATen's ``index_select(out=)`` copies each line with one ``memcpy``, split
-    over torch's threads; Inductor's own gather is a loop of vector loads and
+    ATen's ``index_select(out=)`` copies each line of contiguous rows with one
+    ``memcpy``, split over torch's threads; Inductor's own gather is a loop of vector loads and
     stores, about twice the cost of a fill at 2160p on two threads.  As an
     opaque op inside the compiled graph it is the graph's last kernel.
     """
@@ -401,7 +402,7 @@ def gather_rows_op():
 
 def _ops():
     with _OPS_LOCK:
-        if not _OPS:
+        if "realize" not in _OPS:
             import torch
 
             @torch.library.custom_op("testcard::realize", mutates_args=(), schema="(Tensor x) -> Tensor")
@@ -412,6 +413,10 @@ def _ops():
             def _(x):
                 return torch.empty_like(x)
 
+            _OPS["realize"] = realize
+        if "gather_rows" not in _OPS:
+            import torch
+
             @torch.library.custom_op("testcard::gather_rows", mutates_args=("out",),
                                      schema="(Tensor rows, Tensor index, Tensor(a!) out) -> ()")
             def gather_rows(rows, index, out):
@@ -421,7 +426,7 @@ def _ops():
             def _(rows, index, out):
                 return None
 
-            _OPS.update(realize=realize, gather_rows=gather_rows)
+            _OPS["gather_rows"] = gather_rows
     return _OPS
 
 
@@ -469,7 +474,7 @@ def compiled_gather(torch, plan: Rows, realize, out=None):
         # many full-width rows (zone plate): computed once (inlined into the gather,
         # their formula would run again for every output pixel), then copied into
         # the host buffer by one memcpy per line, which also saves realising them twice
-        gather_rows_op()(rows, index, out)
+        gather_rows_op()(rows.contiguous(), index, out)   # (a broadcast is made whole first)
         return None
     else:
         frame = torch.index_select(realize(rows), 0, index)

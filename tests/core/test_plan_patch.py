@@ -10,10 +10,11 @@ import pytest
 import torch
 
 from core import formats as F
+from core import xp as X
 from core.counter import decode_counter
-from core.engine import Engine, compiled_gather, frame_rows, path_problem, realize_op
+from core.engine import Engine, compiled_gather, frame_rows, gather_into, path_problem, realize_op
 from core.patterns import render, render_plan
-from core.plan import full_width, materialize
+from core.plan import Patch, Rows, full_width, materialize
 from core.registry import make_spec
 
 W, H = 96, 60
@@ -40,15 +41,41 @@ def test_patched_frame_is_the_ramp_with_the_panel_painted_over_it(backend, to_np
     geom = spec.counter_geometry()
     got = to_np(render(spec, frame, xp, dev))
     ramp = render(make_spec("ramp", {"direction": "vertical", "scroll": 3}, width=W, height=H), frame)
-    panel = np.zeros((H, W), dtype=bool)
-    panel[geom.y0:geom.y1, geom.x0:geom.x1] = True
-    np.testing.assert_array_equal(got[~panel], ramp[~panel])
+    # the panel painted pixel by pixel: one cell per bit, most significant first
+    want = ramp.copy()
+    assert geom.x1 == geom.x0 + geom.bits * geom.cell_w
+    for i in range(geom.bits):
+        lit = (frame >> (geom.bits - 1 - i)) & 1
+        cells = slice(geom.x0 + i * geom.cell_w, geom.x0 + (i + 1) * geom.cell_w)
+        want[geom.y0:geom.y1, cells] = spec.levels.white if lit else spec.levels.black
+    np.testing.assert_array_equal(got, want)
     assert decode_counter(got, geom, bit_depth=spec.bit_depth) == frame % (1 << geom.bits)
     # folding the patch into ordinary rows gives the same frame
     plan = render_plan(spec, frame, xp, dev)
     folded = full_width(xp, plan)
     assert folded.patch is None and folded.rows.shape[1] == W
     np.testing.assert_array_equal(to_np(materialize(xp, folded)), to_np(materialize(xp, plan)))
+
+
+def test_a_patch_with_gaps_in_its_mask_is_written_column_by_column(backend, to_np):
+    # the counter's panel is one run of columns; the plan's contract is any mask
+    xp, dev = backend
+    t = X.is_torch(xp)
+    rows = X.asarray(xp, [[[v, v + 1, v + 2]] for v in range(0, 60, 3)], dev)    # (20, 1, 3)
+    lines = X.arange(xp, 20, dev)
+    mask_np = (np.arange(9) % 3) == 1
+    mask = torch.as_tensor(mask_np, device=dev) if t else mask_np
+    values = X.take_rows(xp, rows, lines[4:7])                                    # (3, 1, 3)
+    paint = X.asarray(xp, [[[900 + x, 901, 902] for x in range(9)]], dev)        # (1, 9, 3)
+    plan = Rows(rows, lines, 9, 20, Patch(4, values, paint, mask))
+    want = np.broadcast_to(to_np(rows), (20, 9, 3)).copy()
+    want[4:7, mask_np] = to_np(paint)[0, mask_np]
+    np.testing.assert_array_equal(to_np(materialize(xp, plan)), want)
+    out = np.zeros((20, 9, 3), dtype=np.int64)
+    target = torch.as_tensor(out, device=dev) if t else out
+    gather_into(xp, plan, target)
+    np.testing.assert_array_equal(to_np(target), want)
+    np.testing.assert_array_equal(to_np(materialize(xp, full_width(xp, plan))), want)
 
 
 FORMATS = ["native", "rgb10", "rgb16"]
