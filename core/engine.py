@@ -28,7 +28,7 @@ import numpy as np
 
 from core import formats as F
 from core import xp as X
-from core.plan import Patch, Rows, map_rows, widen
+from core.plan import Patch, Rows, block_width, map_rows
 from core.registry import Spec
 
 PATHS = ("numpy", "torch-eager", "torch-compiled", "torch-cudagraphs")
@@ -126,10 +126,9 @@ def gather_into(xp, plan: Rows, out) -> None:
     if X.is_torch(xp):
         band.copy_(patch.lines(xp))
         return
-    # the lines' own values widened by tiling, then the paint over its columns
+    # the lines' own values tiled along them, then the paint over its columns
     # (a run of columns is a block copy; numpy's broadcast where runs per element)
-    values = patch.values if band.ndim == 3 else patch.values[:, :, None]
-    np.copyto(band, widen(np, values, band.shape[1]).reshape(band.shape))
+    tile_into(np, patch.values, band)
     cols = np.flatnonzero(patch.mask)
     if cols.size and cols[-1] - cols[0] + 1 == cols.size:
         run = slice(int(cols[0]), int(cols[-1]) + 1)
@@ -153,25 +152,26 @@ def _gather_rows_into(xp, rows, index, out) -> None:
             # mode="raise" buffers ``out`` (a hidden frame-sized copy); plan indices are in range
             np.take(rows, index, axis=0, out=out, mode="clip")
         return
-    # one value per line (vertical ramps): gather the column, then copy it out in
-    # blocks; a plain broadcast copy with a 3-wide inner axis runs element by element
-    col = X.take_rows(xp, rows, index)                      # (H, 1, ...)
-    block = _block_width(width)
+    # one value per line (vertical ramps): gather the column, then tile it out
+    tile_into(xp, X.take_rows(xp, rows, index), out)
+
+
+def tile_into(xp, col, out) -> None:
+    """Write ``col`` ``(N, 1, ...)`` repeated along ``out``'s width into ``out``.
+
+    Copied in blocks of a few dozen pixels: a plain broadcast copy with a
+    3-wide inner axis runs element by element.
+    """
+    height, width = out.shape[0], out.shape[1]
+    block = block_width(width)
     small = X.broadcast_copy(xp, col, (height, block, *col.shape[2:]))
     tail = tuple(out.shape[2:])
     view = out.reshape(height, width // block, block, *tail)
     src = small.reshape(height, 1, block, *tail)
-    if torch_ns:
+    if X.is_torch(xp):
         view.copy_(src.expand_as(view))
     else:
         np.copyto(view, src)
-
-
-def _block_width(width: int, least: int = 32) -> int:
-    for b in range(least, min(width, 4096) + 1):
-        if width % b == 0:
-            return b
-    return width
 
 
 # ---------------------------------------------------------------- per-path renderers

@@ -93,7 +93,7 @@ def widen(xp, array, width: int):
     n, _, c = array.shape
     if X.is_torch(xp) and xp.compiler.is_compiling():
         return array.expand(n, width, c).contiguous()
-    block = _block_width(width)
+    block = block_width(width)
     small = X.broadcast_copy(xp, array, (n, block, c))
     reps = width // block
     if reps == 1:
@@ -103,7 +103,7 @@ def widen(xp, array, width: int):
     return np.tile(small, (1, reps, 1))
 
 
-def _block_width(width: int, least: int = 32) -> int:
+def block_width(width: int, least: int = 32) -> int:
     """The smallest divisor of ``width`` that is at least ``least`` (or width itself)."""
     for b in range(least, min(width, 4096) + 1):
         if width % b == 0:
