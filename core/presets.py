@@ -101,10 +101,7 @@ def parse_preset(data: Any, source: str = "<preset>") -> Preset:
         raise ValueError(f"{where}: expected a JSON object, got {type(data).__name__}")
     if data.get("schema") != SCHEMA:
         raise ValueError(f"{where}: schema must be {SCHEMA}, got {data.get('schema')!r}")
-    unknown = set(data) - _PRESET_KEYS
-    if unknown:
-        raise ValueError(f"{where}: unknown key {sorted(unknown)[0]!r} "
-                         f"(expected {', '.join(sorted(_PRESET_KEYS))})")
+    _refuse_unknown_keys(data, _PRESET_KEYS, where)
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"{where}: 'name' must be a non-empty string")
@@ -118,13 +115,17 @@ def parse_preset(data: Any, source: str = "<preset>") -> Preset:
     return Preset(name.strip(), description, entries, source)
 
 
+def _refuse_unknown_keys(obj: Mapping, known, where: str) -> None:
+    unknown = set(obj) - known
+    if unknown:
+        raise ValueError(f"{where}: unknown key {sorted(unknown)[0]!r} "
+                         f"(expected {', '.join(sorted(known))})")
+
+
 def _parse_entry(raw: Any, where: str) -> PresetEntry:
     if not isinstance(raw, Mapping):
         raise ValueError(f"{where}: expected an object, got {type(raw).__name__}")
-    unknown = set(raw) - _ENTRY_KEYS
-    if unknown:
-        raise ValueError(f"{where}: unknown key {sorted(unknown)[0]!r} "
-                         f"(expected {', '.join(sorted(_ENTRY_KEYS))})")
+    _refuse_unknown_keys(raw, _ENTRY_KEYS, where)
     pattern = raw.get("pattern")
     if not isinstance(pattern, str):
         raise ValueError(f"{where}: 'pattern' must be a pattern name")
