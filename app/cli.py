@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _run_gui(args) -> int:
-    from app.main import run_gui
+    from app.commands.gui import run_gui
 
     return run_gui(pattern=getattr(args, "pattern", None), frames=getattr(args, "frames", 0))
 

@@ -4,7 +4,7 @@
     python -m app.docs --check    exit 1 when README.md is out of date (what the tests check)
 
 Sections (between ``<!-- section:NAME -->`` and ``<!-- /section:NAME -->``):
-``catalog`` from :func:`core.registry.catalog`, ``cli`` from :func:`app.cli.build_parser`
+``catalog`` from :func:`core.patterns.registry.catalog`, ``cli`` from :func:`app.cli.build_parser`
 (every command, nested ``bench`` commands included) and ``env`` from :data:`ENV_VARS`,
 which a test holds to the variables the code really reads.  Everything outside these
 markers is left alone.  Never imports Qt.
@@ -81,7 +81,7 @@ def _cell(text) -> str:
 
 # ------------------------------------------------------------------ catalog
 def catalog_markdown() -> str:
-    from core.registry import catalog
+    from core.patterns import catalog
 
     lines = ["### Catalog", "",
              "Generated from the registry (`python -m app.docs`); `testcard patterns` prints the same "
@@ -96,7 +96,7 @@ def catalog_markdown() -> str:
 
 
 def presets_markdown() -> str:
-    from core.presets import builtin_presets
+    from core.patterns import builtin_presets
 
     lines = ["### Presets", "",
              "Named sets of patterns: `testcard presets` lists them, `testcard presets NAME -o FOLDER` "

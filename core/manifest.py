@@ -14,7 +14,7 @@ import numpy as np
 
 import core
 from core.imageio import check_output_path, write_frame
-from core.registry import Spec
+from core.patterns import Spec
 
 MANIFEST_VERSION = 1
 

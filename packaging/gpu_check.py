@@ -43,10 +43,9 @@ def check_case(label, pattern, params, counter_bits, width, height, frames):
     import numpy as np
     import torch
 
-    from core import formats as F
     from core.engine import Engine, bench_engine
-    from core.patterns import render
-    from core.registry import make_spec
+    from core.engine import formats as F
+    from core.patterns import make_spec, render
 
     spec = make_spec(pattern, params, width=width, height=height, counter_bits=counter_bits)
     out = {"case": label, "spec": spec.to_dict()}

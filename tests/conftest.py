@@ -22,7 +22,7 @@ def backend(request):
 
     xp = X.namespace(name)
     if device in ("cuda", "mps"):
-        from core.devices import device_problem
+        from core.engine import device_problem
 
         why = device_problem(device)
         if why:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from app.commands.common import Progress, parse_size, print_json, print_table
+from app.commands.common import Progress, print_json, print_table
+from core.patterns import parse_size
 
 
 def register(sub) -> None:
@@ -26,15 +27,14 @@ def register(sub) -> None:
 
 
 def run_patterns(args) -> int:
-    from core.bench import bench_patterns
-    from core.registry import get_pattern
+    from core.patterns import bench_patterns, get_pattern
 
     w, h = parse_size(args.size)
     for name in args.pattern or []:
         get_pattern(name)
     backends = tuple(args.backend or ("numpy", "torch"))
     names = args.pattern
-    from core.registry import catalog
+    from core.patterns import catalog
 
     total = len(backends) * len(names or catalog())
     prog = Progress(total, "bench")

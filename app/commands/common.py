@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import sys
 import time
 
@@ -14,20 +13,6 @@ class CliError(Exception):
     def __init__(self, message: str, code: int = 2):
         super().__init__(message)
         self.code = code
-
-
-def parse_size(text: str) -> tuple[int, int]:
-    aliases = {"1080p": (1920, 1080), "1440p": (2560, 1440), "2160p": (3840, 2160),
-               "4k": (3840, 2160), "720p": (1280, 720)}
-    if text.lower() in aliases:
-        return aliases[text.lower()]
-    m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)
-    if not m:
-        raise ValueError(f"size must be WIDTHxHEIGHT (e.g. 1920x1080), got {text!r}")
-    w, h = int(m.group(1)), int(m.group(2))
-    if not (1 <= w <= 16384 and 1 <= h <= 16384):
-        raise ValueError(f"size {w}x{h} is outside 1..16384 per side")
-    return w, h
 
 
 def parse_sets(items) -> dict[str, str]:

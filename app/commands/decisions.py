@@ -72,7 +72,7 @@ def report_warnings():
 
 def run_show(args) -> int:
     from core.decisions import DecisionCache, list_entries
-    from core.race import PREFERENCE
+    from core.engine import PATHS
 
     cache = DecisionCache()
     with report_warnings():
@@ -86,17 +86,16 @@ def run_show(args) -> int:
     for r in rows:
         row = {"device": r["device"], "here": "yes" if r["here"] else "", "band": r["band"],
                "winner": r["winner"], "measured_at": r["measured_at"], "torch": r["torch"]}
-        for p in PREFERENCE:
+        for p in PATHS:
             row[p] = r["median_ms"].get(p)
         flat.append(row)
-    print_table(flat, ["device", "here", "band", "winner", *PREFERENCE, "measured_at", "torch"])
+    print_table(flat, ["device", "here", "band", "winner", *PATHS, "measured_at", "torch"])
     return 0
 
 
 def run_which(args) -> int:
-    from core.bands import format_band
-    from core.decisions import choose_path
-    from core.devices import check_device
+    from core.decisions import choose_path, format_band
+    from core.engine import check_device
 
     band = format_band(args.band)
     check_device(args.device)

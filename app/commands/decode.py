@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import sys
 
-from app.commands.common import CliError, Progress, parse_size, print_json, print_table
+from app.commands.common import CliError, Progress, print_json, print_table
+from core.patterns import parse_size
 
 
 def register(sub) -> None:
@@ -50,7 +51,7 @@ def _check_args(args) -> None:
     if args.csv and not Path(args.csv).resolve().parent.is_dir():
         raise CliError(f"cannot write {args.csv}: its folder does not exist")
     if args.plot:
-        from core.decode_report import check_plot_path
+        from core.decode import check_plot_path
 
         check_plot_path(Path(args.plot).resolve())
     if args.manifest and not Path(args.manifest).is_file():
@@ -58,8 +59,7 @@ def _check_args(args) -> None:
 
 
 def run(args) -> int:
-    from core.decode import DecodeJob, DecodeRequest
-    from core.decode_report import summary_lines, write_csv, write_plot
+    from core.decode import DecodeJob, DecodeRequest, summary_lines, write_csv, write_plot
 
     _check_args(args)
     job = DecodeJob(DecodeRequest(args.path, args.manifest, args.bits, args.capture_fps))
@@ -93,7 +93,7 @@ def run(args) -> int:
 
 
 def run_bench(args) -> int:
-    from core.decode_bench import bench_decode
+    from core.decode import bench_decode
 
     w, h = parse_size(args.size)
     if not 1 <= args.bits <= 31:

@@ -38,8 +38,7 @@ def register_bench(bench_sub) -> None:
 
 
 def run(args) -> int:
-    from core.engine import PATHS, bench_frames, path_problem
-    from core.formats import FORMATS
+    from core.engine import FORMATS, PATHS, bench_frames, path_problem
 
     if args.frames < 1:
         raise CliError(f"--frames must be >= 1, got {args.frames}")

@@ -34,7 +34,7 @@ def register(sub) -> None:
 
 
 def parse_candidates(items) -> list[str] | None:
-    from core.race import PREFERENCE
+    from core.engine import PATHS
 
     if not items:
         return None
@@ -42,8 +42,8 @@ def parse_candidates(items) -> list[str] | None:
     if not names:
         raise ValueError("--candidates names no render path")
     for n in names:
-        if n not in PREFERENCE:
-            raise ValueError(f"unknown render path {n!r}: expected one of {', '.join(PREFERENCE)}")
+        if n not in PATHS:
+            raise ValueError(f"unknown render path {n!r}: expected one of {', '.join(PATHS)}")
     return list(dict.fromkeys(names))
 
 
@@ -75,7 +75,7 @@ def result_rows(result) -> list[dict]:
 
 
 def _default_ms(result):
-    from core.race import order_by_preference
+    from core.decisions import order_by_preference
 
     ok = order_by_preference(n for n, c in result.candidates.items() if c.status == "ok")
     return result.candidates[ok[0]].median_ms if ok else None
@@ -83,11 +83,17 @@ def _default_ms(result):
 
 def run(args) -> int:
     from app.commands.decisions import report_warnings
-    from core.bands import parse_band
-    from core.decisions import DecisionCache, record_result
-    from core.devices import check_device
-    from core.fingerprint import fingerprint
-    from core.race import RaceSettings, band_candidates, race, run_race
+    from core.decisions import (
+        DecisionCache,
+        RaceSettings,
+        band_candidates,
+        fingerprint,
+        parse_band,
+        race,
+        record_result,
+        run_race,
+    )
+    from core.engine import check_device
 
     bands = [parse_band(b) for b in (args.band or DEFAULT_BANDS)]
     bands = list(dict.fromkeys(bands))

@@ -12,7 +12,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from core.registry import catalog
+    from core.patterns import catalog
 
     pats = catalog()
     if args.json:

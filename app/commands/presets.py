@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from app.commands.common import Progress, parse_size, print_json
+from app.commands.common import Progress, print_json
+from core.patterns import parse_size
 
 
 def register(sub) -> None:
@@ -29,7 +30,7 @@ def user_preset_dirs() -> list[Path]:
 
 
 def run(args) -> int:
-    from core.presets import get_preset, load_presets
+    from core.patterns import get_preset, load_presets
 
     presets, problems = load_presets(user_preset_dirs())
     for problem in problems:

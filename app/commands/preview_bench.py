@@ -58,7 +58,7 @@ def run(args) -> int:
         raise CliError(f"--warmup must be >= 0, got {args.warmup}")
     spec = spec_from_args(args.pattern, args)
     if args.device != "cpu":
-        from core.devices import device_problem
+        from core.engine import device_problem
 
         why = device_problem(args.device)
         if why:
@@ -73,7 +73,7 @@ def run(args) -> int:
 
     from PySide6.QtWidgets import QApplication
 
-    from app.presenter import request_surface_format
+    from app.preview import request_surface_format
     from app.qt_compat import guard_singleton_refcounts
 
     guard_singleton_refcounts()
@@ -81,8 +81,8 @@ def run(args) -> int:
     if app is None:
         request_surface_format()
         app = QApplication(sys.argv[:1])
-    from app.main_window import MainWindow
     from app.settings import Settings
+    from app.window import MainWindow
     from core.timing import frame_stats
 
     total = args.warmup + args.frames

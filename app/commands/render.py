@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from app.commands.common import parse_sets, parse_size
+from app.commands.common import parse_sets
+from core.patterns import parse_size
 
 
 def add_spec_arguments(p, size_required: bool = True) -> None:
@@ -22,7 +23,7 @@ def add_spec_arguments(p, size_required: bool = True) -> None:
 
 
 def spec_from_args(name: str, args):
-    from core.registry import make_spec
+    from core.patterns import make_spec
 
     w, h = parse_size(args.size)
     roi = None
@@ -60,7 +61,7 @@ def run(args) -> int:
     xp = X.namespace(args.backend)
     device = None
     if args.backend == "torch":
-        from core.devices import check_device
+        from core.engine import check_device
 
         device = check_device(args.device or "cpu")
         frame = xp.tensor(args.frame, device=device)

@@ -22,7 +22,7 @@ def small_settings():
 @pytest.fixture
 def main_window(qtbot, small_settings):
     """A shown main window; closed afterwards, and no thread may outlive it."""
-    from app.main_window import MainWindow
+    from app.window import MainWindow
 
     before = set(threading.enumerate())
     win = MainWindow(settings=small_settings)

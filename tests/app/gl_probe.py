@@ -25,7 +25,7 @@ def centre(img, w, h):
 
 
 def main() -> int:
-    from app.presenter import request_surface_format
+    from app.preview import request_surface_format
     from app.qt_compat import guard_singleton_refcounts
 
     guard_singleton_refcounts()
@@ -33,10 +33,10 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication(sys.argv[:1])
-    from app.main_window import MainWindow
     from app.settings import Settings
+    from app.window import MainWindow
     from core.engine import Engine
-    from core.registry import make_spec
+    from core.patterns import make_spec
 
     out = {}
     spec = make_spec("bars", {"level": 100.0}, width=160, height=90, bit_depth=8)

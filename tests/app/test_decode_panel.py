@@ -10,8 +10,7 @@ import pytest
 
 from core.capture import CapturedFrame
 from core.imageio import read_frame, write_frame
-from core.patterns import render
-from core.registry import make_spec
+from core.patterns import make_spec, render
 
 SPEC = make_spec("counter", {"bits": 10, "layout": "robust"}, width=320, height=180, bit_depth=8,
                  dtype="uint8")
@@ -28,7 +27,7 @@ def capture_folder(tmp_path):
 
 @pytest.fixture
 def panel(qtbot):
-    from app.decode_panel import DecodePanel
+    from app.panels.decode import DecodePanel
 
     before = set(threading.enumerate())
     p = DecodePanel()
@@ -49,7 +48,7 @@ def endless_frames():
 
 
 def test_no_argument_constructor_and_panel_hook(qtbot):
-    from app import decode_panel
+    from app.panels import decode as decode_panel
 
     p = decode_panel.create_panel(None)
     qtbot.addWidget(p)
@@ -139,7 +138,7 @@ def test_shutdown_with_a_decode_running(qtbot, panel):
 def test_main_window_docks_the_panel_and_stops_it_on_close(qtbot, main_window):
     from PySide6.QtWidgets import QDockWidget
 
-    from app.decode_panel import DecodePanel
+    from app.panels.decode import DecodePanel
 
     docks = [d for d in main_window.findChildren(QDockWidget) if isinstance(d.widget(), DecodePanel)]
     assert len(docks) == 1 and docks[0].windowTitle() == "Decode"

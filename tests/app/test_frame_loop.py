@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QObject, Signal
 
-from app.frame_loop import FrameLoop
-from app.pacing import TIMER, VSYNC
-from core.engine import FrameResult
-from core.registry import make_spec
+from app.preview import FrameLoop
+from core.engine import RenderedFrame
+from core.patterns import make_spec
+from core.timing import TIMER, VSYNC
 
 
 class FakePresenter(QObject):
@@ -136,7 +136,7 @@ def test_render_error_is_reported_once_and_the_loop_keeps_going(loop):
     def failing(index):
         good = real(index)
         if 3 <= index <= 5:
-            return FrameResult(index, good.data, good.path, 0.0, 0.0, error=f"frame {index}: boom")
+            return RenderedFrame(index, good.data, good.path, 0.0, 0.0, error=f"frame {index}: boom")
         return good
 
     loop.engine.render = failing

@@ -7,10 +7,9 @@ import pytest
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QImage, QKeyEvent
 
-from app.timeline import Timeline
-from app.timing_dock import TimingDock, counter_texts
+from app.window import TimingDock, counter_texts
 from core.engine import Engine
-from core.timing import frame_stats
+from core.timing import Timeline, frame_stats
 
 
 def image_rgb(img: QImage) -> np.ndarray:
@@ -171,11 +170,11 @@ def test_save_refusal_is_reported_not_raised(qtbot, main_window, tmp_path):
 
 
 def test_render_errors_reach_the_log_and_the_loop_keeps_running(qtbot, main_window):
-    from core.engine import FrameResult
+    from core.engine import RenderedFrame
 
     win = main_window
     real = win.loop.engine.render
-    win.loop.engine.render = lambda i: FrameResult(i, real(i).data, "numpy", 0.0, 0.0,
+    win.loop.engine.render = lambda i: RenderedFrame(i, real(i).data, "numpy", 0.0, 0.0,
                                                    error=f"frame {i}: boom")
     wait_frames(qtbot, win, 3)
     assert any("render error: frame" in line and "boom" in line for line in win.log_dock.lines)
@@ -234,7 +233,7 @@ def test_timeline_export_and_reset(qtbot, main_window, tmp_path):
 
 def test_settings_persist_between_runs(qtbot):
     from app import settings as S
-    from app.main_window import MainWindow
+    from app.window import MainWindow
 
     win = MainWindow()
     qtbot.addWidget(win)
@@ -270,22 +269,37 @@ def test_output_window_takes_over_the_loop_and_esc_returns(qtbot, main_window):
     assert not win.act_fullscreen.isChecked()
 
 
-def test_panels_are_added_from_optional_modules(qtbot, main_window, monkeypatch, tmp_path):
+def test_panels_are_added_and_a_failing_one_is_logged(qtbot, main_window):
+    import types
+
     from app.panels import load_panels
 
-    (tmp_path / "good_panel.py").write_text(
-        "from PySide6.QtWidgets import QLabel\nPANEL_TITLE = 'Good'\nPANEL_AREA = 'bottom'\n"
-        "def create_panel(win):\n    return QLabel(win.current_spec().pattern)\n")
-    (tmp_path / "bad_panel.py").write_text("def create_panel(win):\n    raise RuntimeError('nope')\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    added = load_panels(main_window, ["good_panel", "bad_panel", "absent_panel"])
+    def module(name, source):
+        mod = types.ModuleType(name)
+        exec(source, mod.__dict__)
+        return mod
+
+    good = module("good_panel", "from PySide6.QtWidgets import QLabel\nPANEL_TITLE = 'Good'\n"
+                  "PANEL_AREA = 'bottom'\ndef create_panel(win):\n"
+                  "    return QLabel(win.current_spec().pattern)\n")
+    bad = module("bad_panel", "PANEL_TITLE = 'Bad'\nPANEL_AREA = 'right'\n"
+                 "def create_panel(win):\n    raise RuntimeError('nope')\n")
+    added = load_panels(main_window, [good, bad])
     assert added == ["Good"]
     assert main_window.docks["good"].widget().text() == main_window.spec.pattern
     assert any("bad_panel could not be loaded" in line for line in main_window.log_dock.lines)
 
 
+def test_builtin_panels_are_static_imports():
+    from app import panels
+    from app.panels import decode, measure
+
+    assert panels.BUILTIN_PANELS == (decode, measure)
+    assert [m.PANEL_TITLE for m in panels.BUILTIN_PANELS] == ["Decode", "Measure"]
+
+
 def test_status_bar_says_when_the_environment_pinned_the_path(qtbot, monkeypatch, small_settings):
-    from app.main_window import MainWindow
+    from app.window import MainWindow
 
     monkeypatch.setenv("TESTCARD_RENDER_PATH", "torch-eager")
     win = MainWindow(settings=small_settings, persist=False)
@@ -304,7 +318,7 @@ def test_status_bar_says_when_the_environment_pinned_the_path(qtbot, monkeypatch
 def test_live_refresh_computes_statistics_off_the_gui_thread(qtbot, main_window):
     import threading
 
-    import app.main_window as mw
+    import app.window.main_window as mw
 
     win = main_window
     wait_frames(qtbot, win, 5)
@@ -331,7 +345,7 @@ def test_live_refresh_computes_statistics_off_the_gui_thread(qtbot, main_window)
 
 def test_device_choice_is_listed_persisted_and_refused_when_absent(qtbot, monkeypatch):
     from app import settings as S
-    from app.main_window import MainWindow
+    from app.window import MainWindow
 
     S.save(S.Settings(size=[64, 36], bit_depth=8, device="cuda:7"))
     win = MainWindow()
@@ -350,7 +364,7 @@ def test_device_choice_is_listed_persisted_and_refused_when_absent(qtbot, monkey
 
 
 def test_presets_menu_steps_through_a_pattern_set(qtbot, main_window):
-    from core.presets import get_preset
+    from core.patterns import get_preset
 
     win = main_window
     preset = get_preset("ANSI contrast")

@@ -7,9 +7,8 @@ import threading
 import pytest
 from PySide6.QtCore import Qt
 
-from app.measure_panel import MeasurePanel, create_panel
-from core.decisions import DecisionCache, cache_path
-from core.fingerprint import fingerprint
+from app.panels.measure import MeasurePanel, create_panel
+from core.decisions import DecisionCache, cache_path, fingerprint
 
 BAND = "animated@64x36/rgb10"
 

@@ -6,8 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from app import output as output_mod
-from app.placement import ScreenRecord
+from app.preview import ScreenRecord
+from app.preview import output as output_mod
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,7 +24,7 @@ from app.qt_compat import guard_singleton_refcounts
 guard_singleton_refcounts()
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-from app.main_window import MainWindow
+from app.window.main_window import MainWindow
 from app.settings import Settings
 win = MainWindow(settings=Settings(pattern="bars", bit_depth=8, size=[64, 36]), persist=False)
 win.show()
@@ -90,7 +90,7 @@ def test_screens_added_later_appear_in_the_output_menu(main_window, monkeypatch)
     win = main_window
     primary = output_mod.screen_records()[0]
     later = ScreenRecord("Projector", 5000, 0, 1280, 720, refresh_hz=24.0)
-    monkeypatch.setattr("app.main_window.screen_records", lambda exclude=None: [primary, later])
+    monkeypatch.setattr("app.window.main_window.screen_records", lambda exclude=None: [primary, later])
     win.output._on_screen_added(FakeScreen("Projector"))
     assert [a.data() for a in win.screen_group.actions()] == [primary.name, "Projector"]
     assert "1280x720 @ 24.00 Hz" in win.screen_group.actions()[1].text()

@@ -1,6 +1,6 @@
 """Pacing decisions from synthetic present timestamps (injected times, no Qt)."""
 
-from app.pacing import TIMER, VSYNC, DeadlineSchedule, PacingMonitor
+from core.timing import TIMER, VSYNC, DeadlineSchedule, PacingMonitor
 
 PERIOD = 1000.0 / 60.0
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.placement import ScreenRecord, frame_rect, place_output, primary_screen
+from app.preview import ScreenRecord, frame_rect, place_output, primary_screen
 
 LAPTOP = ScreenRecord("eDP-1", 0, 0, 1920, 1200, dpr=1.0, refresh_hz=60.0, primary=True)
 TV = ScreenRecord("HDMI-1", 1920, 0, 1920, 1080, dpr=2.0, refresh_hz=119.88)   # a 4K panel at 200 %

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from app.commands.preview_bench import stage_figures
-from app.timeline import Timeline
+from core.timing import Timeline
 
 ROOT = Path(__file__).resolve().parents[2]
 

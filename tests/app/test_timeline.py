@@ -5,7 +5,7 @@ import csv
 import numpy as np
 import pytest
 
-from app.timeline import CSV_COLUMNS, Timeline
+from core.timing import CSV_COLUMNS, Timeline
 
 
 def filled(n=3000):

@@ -8,8 +8,7 @@ import torch
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
-from core.patterns import render
-from core.registry import catalog, make_spec
+from core.patterns import catalog, make_spec, render
 from core.xp import to_numpy
 
 NAMES = [p.name for p in catalog()]
@@ -18,7 +17,7 @@ NAMES = [p.name for p in catalog()]
 @st.composite
 def specs(draw):
     name = draw(st.sampled_from(NAMES))
-    from core.registry import get_pattern
+    from core.patterns import get_pattern
 
     pat = get_pattern(name)
     bits = draw(st.integers(8, 16))

@@ -2,19 +2,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.bands import (
+from core.decisions import (
     BAND_FORMATS,
     RESOLUTIONS,
     Band,
     band_chain,
     families,
+    fingerprint,
     format_band,
+    is_fingerprint,
     make_band,
     parse_band,
     representative_spec,
 )
-from core.fingerprint import fingerprint, is_fingerprint
-from core.registry import make_spec
+from core.patterns import make_spec
 
 
 @pytest.mark.parametrize("text,name", [

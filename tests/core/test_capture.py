@@ -10,8 +10,7 @@ from core.capture import natural_key, open_capture
 from core.decode import decode_path
 from core.imageio import write_frame
 from core.manifest import save_frame
-from core.patterns import render
-from core.registry import make_spec
+from core.patterns import make_spec, render
 
 
 def robust_spec(bits=10, w=320, h=180, depth=8):

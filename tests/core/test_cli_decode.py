@@ -13,8 +13,7 @@ from capture_sim import write_video
 from app.cli import main
 from core.imageio import read_frame, write_frame
 from core.manifest import save_frame
-from core.patterns import render
-from core.registry import make_spec
+from core.patterns import make_spec, render
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,7 +7,7 @@ import torch
 
 from app.cli import main
 from core.engine import bench_frames, path_problem
-from core.registry import make_spec
+from core.patterns import make_spec
 
 KEYS = {"path", "device", "frames", "graphs", "compile_s", "render_ms", "transfer_ms", "baseline_ms", "ratio"}
 

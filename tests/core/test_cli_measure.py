@@ -5,8 +5,7 @@ import json
 import pytest
 
 from app.cli import main
-from core.decisions import DecisionCache, cache_path
-from core.fingerprint import fingerprint
+from core.decisions import DecisionCache, cache_path, fingerprint
 
 SMALL = ["--band", "animated@64x36/rgb10", "--candidates", "numpy,torch-eager", "--candidates",
          "torch-cudagraphs", "--rounds", "2",

@@ -8,7 +8,7 @@ import numpy as np
 
 from app.cli import main
 from core.imageio import read_frame
-from core.presets import builtin_presets
+from core.patterns import builtin_presets
 
 
 def test_list_names_every_preset(capsys):

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from app.cli import main
-from core.counter import CounterGeometry, decode_counter
+from core.counter import CounterGeometry
+from core.decode import decode_counter
 from core.imageio import read_frame
 
 

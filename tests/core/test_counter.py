@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
-from core.counter import CounterGeometry, decode_counter
-from core.patterns import render
-from core.registry import make_spec
+from core.counter import CounterGeometry
+from core.decode import decode_counter
+from core.patterns import make_spec, render
 
 
 def test_reference_geometry_1080p():

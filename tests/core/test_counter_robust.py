@@ -13,17 +13,14 @@ from core.counter import (
     CounterGeometry,
     crc16,
     gray_decode,
-    overlay_robust,
     parse_header,
     robust_cells,
-    robust_columns,
     robust_header,
     robust_line_kinds,
     robust_word,
 )
-from core.patterns import render, render_plan
+from core.patterns import make_spec, overlay_robust, render, render_plan, robust_columns
 from core.plan import materialize
-from core.registry import make_spec
 
 
 def robust_spec(bits=16, gray=False, bands=3, w=640, h=360, **kw):
@@ -179,8 +176,8 @@ def test_compiled_path_one_graph_identical_bytes():
     """Host-side constants (line kinds, check masks) fold into the graph: 200 frames, one graph."""
     from torch._dynamo.utils import counters
 
-    from core import formats as F
     from core.engine import Engine, path_problem
+    from core.engine import formats as F
 
     if path_problem("torch-compiled", "cpu") is not None:
         pytest.skip(str(path_problem("torch-compiled", "cpu")))

@@ -12,8 +12,8 @@ from decision_helpers import HERE, OTHER, entry, key
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import decisions as D
 from core.decisions import DecisionCache, DecisionFileError, import_decisions
+from core.decisions import cache as D
 
 ROOT = Path(__file__).resolve().parents[2]
 BAND = "counter@2160p/rgb10"
@@ -131,7 +131,7 @@ def test_unmutated_file_is_accepted():
 
 WRITER = """
 import sys
-from core.decisions import DecisionCache
+from core.decisions.cache import DecisionCache
 sys.path.insert(0, {helpers!r})
 from decision_helpers import entry
 cache = DecisionCache(sys.argv[1])
@@ -164,7 +164,7 @@ KILLED = """
 import os, sys, time
 sys.path.insert(0, {helpers!r})
 from decision_helpers import entry
-from core.decisions import DecisionCache
+from core.decisions.cache import DecisionCache
 def slow_fsync(fd):
     # the new file is written but not yet in place: say so, then hang until killed
     print("writing", flush=True)

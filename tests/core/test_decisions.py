@@ -6,20 +6,22 @@ import os
 import pytest
 from decision_helpers import HERE, OTHER, entry, key
 
-from core import decisions as D
 from core.decisions import (
+    CandidateResult,
     DecisionCache,
     DecisionCacheWarning,
     DecisionFileError,
+    RaceResult,
+    RaceSettings,
     choose_path,
     choose_path_for,
     export_decisions,
+    fingerprint,
     import_decisions,
     parse_pin,
 )
-from core.fingerprint import fingerprint
-from core.race import CandidateResult, RaceResult, RaceSettings
-from core.registry import make_spec
+from core.decisions import cache as D
+from core.patterns import make_spec
 
 FP = fingerprint("cpu")
 BAND = "counter@2160p/rgb10"

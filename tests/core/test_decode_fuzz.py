@@ -9,8 +9,7 @@ from hypothesis.extra import numpy as hnp
 
 from core.decode import STATUSES, CaptureDecoder, decode_path
 from core.imageio import write_frame
-from core.patterns import render
-from core.registry import make_spec
+from core.patterns import make_spec, render
 
 SPEC = make_spec("counter", {"bits": 9, "layout": "robust"}, width=320, height=180, bit_depth=8,
                  dtype="uint8")

@@ -12,10 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.counter import CounterGeometry
-from core.decode import CaptureDecoder, read_robust_exact
-from core.patterns import render
-from core.registry import make_spec
-from core.sequence import analyse
+from core.decode import CaptureDecoder, analyse, read_robust_exact
+from core.patterns import make_spec, render
 
 W, H = 480, 270
 

@@ -6,7 +6,7 @@ import pytest
 
 from app import docs
 from app.cli import build_parser
-from core.registry import catalog
+from core.patterns import catalog
 
 README = docs.README.read_text(encoding="utf-8")
 
@@ -81,7 +81,7 @@ def test_check_mode_reports_a_stale_readme_and_writing_fixes_it(tmp_path, capsys
 
 
 def test_presets_table_lists_every_builtin_preset():
-    from core.presets import builtin_presets
+    from core.patterns import builtin_presets
 
     section = docs.get_section(README, "catalog")
     for p in builtin_presets():

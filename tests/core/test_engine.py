@@ -6,11 +6,11 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from core import engine as E
-from core import formats as F
-from core.engine import PATHS, Engine, FrameResult, available_paths, path_problem
-from core.patterns import render
-from core.registry import make_spec
+from core.engine import PATHS, Engine, RenderedFrame, available_paths, path_problem
+from core.engine import engine as E
+from core.engine import renderers as R
+from core.engine import formats as F
+from core.patterns import make_spec, render
 
 
 def spec_of(name="checkerboard", w=64, h=36, **kw):
@@ -73,7 +73,7 @@ def test_frames_match_the_reference_and_reuse_one_buffer(path):
     spec = spec_of("ramp", params={"scroll": 5}, counter_bits=6)
     with Engine(spec, path=path, fmt="rgb10") as eng:
         first = eng.render(0)
-        assert isinstance(first, FrameResult) and first.path == path and first.warmup
+        assert isinstance(first, RenderedFrame) and first.path == path and first.warmup
         buf = first.data
         for i in range(1, 40):
             res = eng.render(i)
@@ -104,8 +104,8 @@ def test_numpy_steady_state_allocates_no_frame_sized_arrays():
 
 def test_static_pattern_is_rendered_once_and_reused(monkeypatch):
     calls = []
-    real = E.frame_rows
-    monkeypatch.setattr(E, "frame_rows", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = R.frame_rows
+    monkeypatch.setattr(R, "frame_rows", lambda *a, **k: calls.append(1) or real(*a, **k))
     spec = spec_of("bars")
     assert not spec.animated
     with Engine(spec, path="torch-compiled", background_compile=True) as eng:
@@ -158,16 +158,16 @@ def test_a_failing_render_reports_the_frame_and_keeps_the_last_good_one(path, mo
     spec = spec_of()
     with Engine(spec, path=path) as eng:
         good = eng.render(4).data.copy()
-        real = E.frame_rows
+        real = R.frame_rows
 
         def broken(xp, s, fmt, frame, device=None):
             raise RuntimeError("device lost")
 
-        monkeypatch.setattr(E, "frame_rows", broken)
+        monkeypatch.setattr(R, "frame_rows", broken)
         res = eng.render(5)
         assert res.error is not None and "frame 5" in res.error and "device lost" in res.error
         np.testing.assert_array_equal(res.data, good)
-        monkeypatch.setattr(E, "frame_rows", real)
+        monkeypatch.setattr(R, "frame_rows", real)
         res = eng.render(6)
         assert res.error is None and res.path == path
         np.testing.assert_array_equal(res.data, render(spec, 6))
@@ -175,12 +175,12 @@ def test_a_failing_render_reports_the_frame_and_keeps_the_last_good_one(path, mo
 
 def test_a_failing_compiled_path_falls_back_to_eager(monkeypatch):
     gate = threading.Event()
-    monkeypatch.setattr(E._CompiledRenderer, "warm", lambda self: gate.set())
+    monkeypatch.setattr(E.CompiledRenderer, "warm", lambda self: gate.set())
 
     def explode(self):
         raise RuntimeError("kernel crashed")
 
-    monkeypatch.setattr(E._CompiledRenderer, "produce", explode)
+    monkeypatch.setattr(E.CompiledRenderer, "produce", explode)
     spec = spec_of()
     with Engine(spec, path="torch-compiled") as eng:
         assert eng.wait_compiled(timeout=30)
@@ -197,7 +197,7 @@ def test_a_failing_compile_leaves_eager_serving(monkeypatch):
     def fail(self):
         raise RuntimeError("no compiler today")
 
-    monkeypatch.setattr(E._CompiledRenderer, "warm", fail)
+    monkeypatch.setattr(E.CompiledRenderer, "warm", fail)
     with Engine(spec_of(), path="torch-compiled") as eng:
         assert not eng.wait_compiled(timeout=30)
         assert "no compiler today" in eng.compile_error
@@ -212,7 +212,7 @@ def test_close_never_waits_for_a_compile_unless_asked(monkeypatch):
         started.set()
         assert gate.wait(30)
 
-    monkeypatch.setattr(E._CompiledRenderer, "warm", held)
+    monkeypatch.setattr(E.CompiledRenderer, "warm", held)
     eng = Engine(spec_of(), path="torch-compiled")
     assert started.wait(30)
     eng.close()                     # returns while the compile is still held

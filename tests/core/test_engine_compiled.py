@@ -10,11 +10,10 @@ import pytest
 import torch
 from torch._dynamo.utils import counters
 
-from core import engine as E
-from core import formats as F
 from core.engine import Engine, path_problem
-from core.patterns import render
-from core.registry import make_spec
+from core.engine import engine as E
+from core.engine import formats as F
+from core.patterns import make_spec, render
 
 pytestmark = [
     pytest.mark.slow,
@@ -64,13 +63,13 @@ def test_two_hundred_frames_compile_exactly_one_graph(name, params, counter_bits
 
 def test_background_compile_serves_eager_then_compiled_with_identical_bytes(monkeypatch):
     gate = threading.Event()
-    real_warm = E._CompiledRenderer.warm
+    real_warm = E.CompiledRenderer.warm
 
     def gated_warm(self):
         assert gate.wait(120)
         real_warm(self)
 
-    monkeypatch.setattr(E._CompiledRenderer, "warm", gated_warm)
+    monkeypatch.setattr(E.CompiledRenderer, "warm", gated_warm)
     spec = make_spec("checkerboard", {"invert_every": 2, "tile": 5}, width=64, height=36, counter_bits=8)
     with Engine(spec, path="torch-compiled", fmt="rgb10") as eng:
         # the constructor returned while the compile is held: nothing stalled

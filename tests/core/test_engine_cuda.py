@@ -11,10 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core import formats as F
 from core.engine import Engine, path_problem
-from core.patterns import render
-from core.registry import make_spec
+from core.engine import formats as F
+from core.patterns import make_spec, render
 
 ROOT = Path(__file__).resolve().parents[2]
 

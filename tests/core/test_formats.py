@@ -5,11 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import formats as F
 from core import xp as X
 from core.engine import Engine
-from core.patterns import render
-from core.registry import make_spec
+from core.engine import formats as F
+from core.patterns import make_spec, render
 
 
 def test_rgb10_word_layout():

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from core.levels import Levels
-from core.patterns import render, render_pattern, window_geometry
-from core.registry import catalog, make_spec
+from core.patterns import catalog, make_spec, render, render_pattern, window_geometry
 
 BITS = [8, 10, 16]
 

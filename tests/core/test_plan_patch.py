@@ -9,13 +9,12 @@ import numpy as np
 import pytest
 import torch
 
-from core import formats as F
 from core import xp as X
-from core.counter import decode_counter
+from core.decode import decode_counter
 from core.engine import Engine, compiled_gather, frame_rows, gather_into, path_problem, realize_op
-from core.patterns import render, render_plan
+from core.engine import formats as F
+from core.patterns import make_spec, render, render_plan
 from core.plan import Patch, Rows, full_width, materialize
-from core.registry import make_spec
 
 W, H = 96, 60
 
@@ -131,15 +130,15 @@ def test_compiled_patched_frame_is_exact_in_one_graph(fmt):
 def test_the_graph_a_gpu_runs_compiles_exact_on_the_cpu(monkeypatch, name, params, counter_bits, fmt):
     # CUDA and MPS graphs return the frame (no host buffer inside the graph);
     # compile that same form with CPU Inductor
-    from core import engine as E
+    from core.engine import engine as E
 
-    real_init = E._CompiledRenderer.__init__
+    real_init = E.CompiledRenderer.__init__
 
     def returning_frame(self, *a, **k):
         real_init(self, *a, **k)
         self.in_place = False
 
-    monkeypatch.setattr(E._CompiledRenderer, "__init__", returning_frame)
+    monkeypatch.setattr(E.CompiledRenderer, "__init__", returning_frame)
     torch._dynamo.reset()
     spec = make_spec(name, params, width=W, height=H - 1, counter_bits=counter_bits)
     with Engine(spec, path="torch-compiled", fmt=fmt, background_compile=False, reuse_static=False) as eng:

@@ -10,15 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.counter import decode_counter
-from core.patterns import render
-from core.presets import (
+from core.decode import decode_counter
+from core.patterns import (
     SCHEMA,
     builtin_presets,
     get_preset,
     load_preset_file,
     load_presets,
     parse_preset,
+    render,
 )
 
 ROOT = Path(__file__).resolve().parents[2]

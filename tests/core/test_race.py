@@ -5,15 +5,7 @@ import threading
 import numpy as np
 import pytest
 
-from core.race import (
-    Candidate,
-    CandidateResult,
-    RaceCancelled,
-    RaceSettings,
-    decide,
-    race,
-    run_race,
-)
+from core.decisions import Candidate, CandidateResult, RaceCancelled, RaceSettings, decide, race, run_race
 
 
 class FakeClock:
@@ -254,10 +246,3 @@ def test_decide_preference_chain():
 def test_settings_refuse_nonsense(kw):
     with pytest.raises(ValueError):
         RaceSettings(**kw)
-
-
-def test_preference_is_the_engines_path_order():
-    from core.engine import PATHS
-    from core.race import PREFERENCE
-
-    assert PREFERENCE == PATHS

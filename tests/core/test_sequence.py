@@ -4,8 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.decode import FrameResult
-from core.sequence import analyse
+from core.decode import FrameReading, analyse
 
 
 def seq(items, fps=None):
@@ -14,13 +13,13 @@ def seq(items, fps=None):
     for pos, it in enumerate(items):
         ts = None if fps is None else pos / fps
         if it is None:
-            out.append(FrameResult(pos, ts, None, "undecodable", 0.0))
+            out.append(FrameReading(pos, ts, None, "undecodable", 0.0))
         elif it == "x":
-            out.append(FrameResult(pos, ts, None, "unreadable", 0.0, note="bad file"))
+            out.append(FrameReading(pos, ts, None, "unreadable", 0.0, note="bad file"))
         elif isinstance(it, tuple):
-            out.append(FrameResult(pos, ts, it[0], "torn", 0.9, tuple(it)))
+            out.append(FrameReading(pos, ts, it[0], "torn", 0.9, tuple(it)))
         else:
-            out.append(FrameResult(pos, ts, it, "ok", 1.0, (it,)))
+            out.append(FrameReading(pos, ts, it, "ok", 1.0, (it,)))
     return out
 
 

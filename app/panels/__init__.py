@@ -1,0 +1,35 @@
+"""The built-in panels the main window adds as docks: Decode and Measure.
+
+Each panel module provides::
+
+    PANEL_TITLE = "Decode"                    # dock title
+    PANEL_AREA = "right"                      # "left", "right" or "bottom"
+    def create_panel(main_window) -> QWidget  # built on the GUI thread
+
+They are imported here by statement, never by name, so every bundler and the import contracts
+see them, and a missing panel is an import error, not a silently absent dock.  The widget may
+define ``shutdown()``; the main window calls it on close (stop worker threads there).  What a
+panel may use from the main window: ``current_spec()``, ``loop`` (``loop.engine``,
+``loop.timeline``, ``loop.index``, ``loop.frame_presented``), the ``spec_changed`` signal, and
+``log(message)``.  A panel whose construction fails is reported in the log; the app starts
+without it.
+"""
+
+from __future__ import annotations
+
+from app.panels import decode, measure
+
+BUILTIN_PANELS = (decode, measure)
+
+
+def load_panels(window, panels=BUILTIN_PANELS) -> list[str]:
+    """Build each panel and add it as a dock; returns the titles added."""
+    added = []
+    for mod in panels:
+        try:
+            widget = mod.create_panel(window)
+            window.add_panel(widget, mod.PANEL_TITLE, mod.PANEL_AREA)
+            added.append(mod.PANEL_TITLE)
+        except Exception as exc:  # one broken panel must not stop the app
+            window.log(f"panel {mod.__name__} could not be loaded: {type(exc).__name__}: {exc}")
+    return added

@@ -1,0 +1,668 @@
+"""The control window: catalog, parameters, live preview, timing, output, status."""
+
+from __future__ import annotations
+
+import os
+import statistics
+
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app import settings as settings_mod
+from app.panels import load_panels
+from app.preview import (
+    FrameLoop,
+    GLPresenter,
+    OutputController,
+    RasterPresenter,
+    gl_problem,
+    qscreen_named,
+    screen_record,
+    screen_records,
+)
+from app.window.catalog import CatalogPanel
+from app.window.log_dock import LogDock
+from app.window.param_editor import FrameSettings, ParamEditor
+from app.window.timing_dock import TimingDock, timeline_columns, timing_view
+from app.workers import Worker
+from core.patterns import get_pattern, make_spec
+from core.timing import TIMER
+
+
+def _jsonable(v):
+    if isinstance(v, tuple):
+        return [_jsonable(x) for x in v]
+    return v
+
+
+class MainWindow(QMainWindow):
+    spec_changed = Signal(object)
+
+    STATUS_INTERVAL_MS = 250
+
+    def __init__(self, pattern: str | None = None, frame_limit: int = 0, settings=None,
+                 presenter_kind: str | None = None, spec=None, persist: bool = True,
+                 reuse_static: bool = True):
+        """``spec`` overrides the remembered pattern and frame settings (benchmarks);
+        ``persist=False`` leaves the settings file alone on close."""
+        super().__init__()
+        self.setWindowTitle("testcard")
+        self.setObjectName("MainWindow")
+        self.persist = persist
+        self.settings = settings if settings is not None else settings_mod.load()
+        self.worker = Worker(self)
+        self.stats_worker = Worker(self)   # timing statistics, so a long timeline never stalls a frame
+        self._panels: list[QWidget] = []
+        self._closing = False
+
+        # ---- presenter kind: GL where the platform has it, else raster (timer-paced)
+        kind = presenter_kind or os.environ.get("TESTCARD_PRESENTER") or None
+        why = gl_problem() if kind in (None, "opengl") else f"presenter {kind!r} requested"
+        self.presenter_kind = "opengl" if why is None else "raster"
+        self.presenter_note = why
+
+        # ---- docks and central preview
+        self.log_dock = LogDock(self)
+        self.catalog = CatalogPanel()
+        self.frame_settings = FrameSettings()
+        self.editor = ParamEditor()
+        self.preview = self._make_presenter()
+        if isinstance(self.preview, GLPresenter):
+            self.preview_widget = QWidget.createWindowContainer(self.preview, self)
+            self.preview_widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        else:
+            self.preview_widget = self.preview
+        self.preview_widget.setMinimumSize(320, 180)
+        self.setCentralWidget(self.preview_widget)
+
+        left = QDockWidget("Patterns", self)
+        left.setObjectName("PatternsDock")
+        left.setWidget(self.catalog)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, left)
+        right_body = QWidget()
+        rl = QVBoxLayout(right_body)
+        rl.addWidget(self.frame_settings)
+        rl.addWidget(self.editor)
+        rl.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(right_body)
+        scroll.setMinimumWidth(right_body.sizeHint().width() + 24)
+        right = QDockWidget("Parameters", self)
+        right.setObjectName("ParametersDock")
+        right.setWidget(scroll)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, right)
+        self.timing = TimingDock(self)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.timing)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.log_dock)
+        self.tabifyDockWidget(self.timing, self.log_dock)
+        self.timing.raise_()
+        self.docks = {"patterns": left, "parameters": right, "timing": self.timing, "log": self.log_dock}
+
+        # ---- initial spec from settings (falling back to defaults on anything invalid)
+        s = self.settings
+        if spec is not None:
+            s.pattern, s.params[spec.pattern] = spec.pattern, {k: _jsonable(v) for k, v in spec.params}
+            s.bit_depth, s.limited, s.size = spec.bit_depth, spec.limited, [spec.width, spec.height]
+            s.counter, s.counter_bits = spec.counter_bits is not None, spec.counter_bits or s.counter_bits
+        self.frame_settings.set_values(s.bit_depth, s.limited, s.size, s.counter, s.counter_bits)
+        from core.engine import available_devices
+
+        devices = available_devices()
+        if s.device not in devices:
+            self.log(f"device {s.device} is not on this box; rendering on cpu")
+        self.frame_settings.set_devices(devices, s.device)
+        self.frame_settings.set_native(self.output_native_size())
+        name = pattern or s.pattern
+        try:
+            get_pattern(name)
+        except ValueError:
+            name = "checkerboard"
+        self.spec = spec if spec is not None else self._initial_spec(name)
+
+        # ---- loop
+        self._build_status_bar()
+        self.loop = FrameLoop(self.spec, device=self.frame_settings.device_setting(), frame_limit=frame_limit,
+                              reuse_static=reuse_static, parent=self)
+        self.loop.render_failed.connect(self._on_render_failed)
+        self.loop.pacing_changed.connect(self._on_pacing)
+        self.loop.engine_changed.connect(self._update_status)
+        self.loop.attach(self.preview, self._refresh_of(self.preview))
+        self.output = OutputController(self._make_presenter, self)
+        self.output.note.connect(self._notice)
+        self.output.opened.connect(self._on_output_opened)
+        self.output.closed.connect(self._on_output_closed)
+        self.output.screens_changed.connect(self._rebuild_output_menu)
+
+        # ---- wiring
+        self.catalog.select(self.spec.pattern)
+        self._show_editor(self.spec)
+        self.catalog.pattern_chosen.connect(self.choose_pattern)
+        self.editor.params_edited.connect(lambda _v: self.apply_edits())
+        self.frame_settings.changed.connect(self._on_frame_settings)
+        self.timing.reset_requested.connect(self.reset_timing)
+        self.timing.export_requested.connect(self.export_timeline_dialog)
+        self._build_menus()
+        self.preview.set_one_to_one(s.one_to_one)
+        self.act_one_to_one.setChecked(s.one_to_one)
+        self.preview.key_pressed.connect(self._on_presenter_key)
+        # Live figures refresh a few times a second, right after a present, so the
+        # repaint uses the slack before the next frame instead of delaying it; the
+        # timer only covers a loop that is not presenting.
+        self._refreshed_at = 0.0
+        self.loop.frame_presented.connect(self._after_present)
+        self._status_timer = QTimer(self)
+        self._status_timer.setInterval(4 * self.STATUS_INTERVAL_MS)
+        self._status_timer.timeout.connect(self._refresh_if_idle)
+        self._status_timer.start()
+        if s.problem:
+            self.log(s.problem)
+        if self.presenter_note:
+            self.log(f"preview without OpenGL ({self.presenter_note}): timer-paced")
+        load_panels(self)
+        # after the panels, so their docks come back where they were left
+        if s.window_geometry:
+            self.restoreGeometry(QByteArray.fromBase64(s.window_geometry.encode()))
+        else:
+            self.resize(1400, 900)
+        self._default_layout = not (s.window_state and
+                                    self.restoreState(QByteArray.fromBase64(s.window_state.encode())))
+        self.loop.start()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if self._default_layout:
+            # first run: the preview gets most of the window, the timing dock a third
+            self._default_layout = False
+            self.resizeDocks([self.timing], [max(220, self.height() // 3)], Qt.Orientation.Vertical)
+            self.resizeDocks([self.docks["patterns"], self.docks["parameters"]], [220, 360],
+                             Qt.Orientation.Horizontal)
+
+    # ------------------------------------------------------------ construction helpers
+    def _make_presenter(self):
+        return GLPresenter() if self.presenter_kind == "opengl" else RasterPresenter()
+
+    def _refresh_of(self, presenter) -> float:
+        if isinstance(presenter, GLPresenter):
+            screen = presenter.screen()
+        else:
+            handle = presenter.window().windowHandle()
+            screen = handle.screen() if handle is not None else None
+        screen = screen or QGuiApplication.primaryScreen()
+        return float(screen.refreshRate() or 60.0)
+
+    def output_screen(self):
+        return qscreen_named(self.settings.output_screen)
+
+    def output_native_size(self) -> tuple[int, int]:
+        return screen_record(self.output_screen()).native_size
+
+    def _initial_spec(self, name: str):
+        levels = self.frame_settings.levels()
+        stored = self.settings.params.get(name, {})
+        w, h = self.frame_settings.frame_size()
+        counter = self.frame_settings.counter_setting() if name != "counter" else None
+        for params in (stored, {}):
+            for lv in (levels, None):
+                try:
+                    kw = dict(width=w, height=h, counter_bits=counter)
+                    if lv is not None:
+                        kw.update(bit_depth=lv.bit_depth, limited=lv.limited)
+                    return make_spec(name, params, **kw)
+                except ValueError as exc:
+                    self.log(f"stored settings for {name} not usable ({exc}); using defaults")
+        return make_spec("checkerboard", {}, width=w, height=h)
+
+    def _show_editor(self, spec) -> None:
+        self.editor.set_pattern(get_pattern(spec.pattern), spec.param_dict, spec.levels)
+        self.frame_settings.set_counter_allowed(spec.pattern != "counter")
+
+    # ------------------------------------------------------------ public API (tests, panels)
+    def current_spec(self):
+        return self.spec
+
+    def log(self, message: str) -> None:
+        self.log_dock.add(message)
+
+    def add_panel(self, widget: QWidget, title: str, area: str = "right") -> QDockWidget:
+        """Add ``widget`` as a dock (tabbed with others in the same area)."""
+        areas = {"left": Qt.DockWidgetArea.LeftDockWidgetArea, "right": Qt.DockWidgetArea.RightDockWidgetArea,
+                 "bottom": Qt.DockWidgetArea.BottomDockWidgetArea}
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"Panel{title.replace(' ', '')}")
+        dock.setWidget(widget)
+        where = areas.get(area, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.addDockWidget(where, dock)
+        sibling = {"right": self.docks["parameters"], "bottom": self.timing}.get(area)
+        if sibling is not None:
+            self.tabifyDockWidget(sibling, dock)
+            sibling.raise_()
+        self.docks[title.lower()] = dock
+        self._panels.append(widget)
+        self.menu_view.addAction(dock.toggleViewAction())
+        return dock
+
+    def choose_pattern(self, name: str) -> None:
+        if name == self.spec.pattern:
+            return
+        self._remember_params()
+        levels = self.frame_settings.levels()
+        stored = self.settings.params.get(name, {})
+        w, h = self.frame_settings.frame_size()
+        counter = self.frame_settings.counter_setting() if name != "counter" else None
+        spec = None
+        for params in (stored, {}):
+            try:
+                spec = make_spec(name, params, width=w, height=h, bit_depth=levels.bit_depth,
+                                 limited=levels.limited, counter_bits=counter)
+                break
+            except ValueError as exc:
+                err = exc
+        if spec is None:
+            self._notice(f"{name}: {err}")
+            self.editor.set_pattern(get_pattern(name), {p.name: p.default for p in get_pattern(name).params},
+                                    levels)
+            self.editor.show_error(str(err))
+            return
+        self._show_editor(spec)
+        self.catalog.select(name)
+        self._apply_spec(spec)
+
+    def apply_edits(self) -> bool:
+        """Build a spec from the editors; on a refusal show why and keep the current frame."""
+        try:
+            levels = self.frame_settings.levels()
+            w, h = self.frame_settings.frame_size()
+            counter = self.frame_settings.counter_setting() if self.spec.pattern != "counter" else None
+            spec = make_spec(self.spec.pattern, self.editor.values(), width=w, height=h,
+                             bit_depth=levels.bit_depth, limited=levels.limited, counter_bits=counter)
+        except ValueError as exc:
+            self.editor.show_error(str(exc))
+            self._notice(str(exc), log=False)
+            return False
+        self.editor.show_error(None)
+        return self._apply_spec(spec)
+
+    def _apply_spec(self, spec) -> bool:
+        try:
+            self.loop.set_spec(spec)
+        except ValueError as exc:
+            self.editor.show_error(str(exc))
+            self._notice(str(exc))
+            return False
+        self.spec = spec
+        self.spec_changed.emit(spec)
+        self._update_status()
+        return True
+
+    def _on_frame_settings(self) -> None:
+        device = self.frame_settings.device_setting()
+        if device != self.loop.device:
+            try:
+                self.loop.set_device(device)
+            except ValueError as exc:
+                self._notice(f"cannot render on {device}: {exc}")
+                combo = self.frame_settings.device
+                self.frame_settings.set_devices([combo.itemText(i) for i in range(combo.count())],
+                                                self.loop.device)
+            self._update_status()
+        try:
+            levels = self.frame_settings.levels()
+        except ValueError as exc:
+            self.editor.show_error(str(exc))
+            return
+        self.editor.set_levels(levels)
+        self.apply_edits()
+
+    def _remember_params(self) -> None:
+        self.settings.params[self.spec.pattern] = {k: _jsonable(v) for k, v in self.spec.params}
+
+    # ------------------------------------------------------------ menus and status
+    def _action(self, text, slot, shortcut=None, checkable=False, menu=None) -> QAction:
+        a = QAction(text, self)
+        if shortcut:
+            a.setShortcut(QKeySequence(shortcut))
+            a.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        a.setCheckable(checkable)
+        a.triggered.connect(slot)
+        self.addAction(a)
+        if menu is not None:
+            menu.addAction(a)
+        return a
+
+    def _build_menus(self) -> None:
+        mb = self.menuBar()
+        f = mb.addMenu("&File")
+        self.act_save = self._action("&Save current frame\u2026", self.save_frame_dialog, "Ctrl+S", menu=f)
+        self.act_export = self._action("&Export timing CSV\u2026", self.export_timeline_dialog, menu=f)
+        f.addSeparator()
+        self.act_quit = self._action("&Quit", self.close, "Ctrl+Q", menu=f)
+        v = mb.addMenu("&View")
+        self.menu_view = v
+        self.act_pause = self._action("&Pause", self.set_paused, "Space", checkable=True, menu=v)
+        self.act_back = self._action("Step &back", lambda: self.step(-1), "Left", menu=v)
+        self.act_forward = self._action("Step &forward", lambda: self.step(1), "Right", menu=v)
+        self.act_back.setEnabled(False)
+        self.act_forward.setEnabled(False)
+        v.addSeparator()
+        self.act_one_to_one = self._action("&1:1 pixels", self.set_one_to_one, "Ctrl+1", checkable=True,
+                                           menu=v)
+        self.act_reset = self._action("&Reset timing", self.reset_timing, "Ctrl+R", menu=v)
+        v.addSeparator()
+        for dock in self.docks.values():
+            v.addAction(dock.toggleViewAction())
+        self._build_presets_menu(mb)
+        o = mb.addMenu("&Output")
+        self.menu_output = o
+        self.screen_group = QActionGroup(self)
+        self.screen_group.setExclusive(True)
+        self.act_fullscreen = self._action("&Fullscreen output", self.toggle_fullscreen, "F11",
+                                           checkable=True)
+        self.act_leave = self._action("&Leave fullscreen", self.leave_fullscreen, "Esc")
+        self.act_leave.setEnabled(False)
+        o.aboutToShow.connect(self._rebuild_output_menu)
+        self._rebuild_output_menu()
+        h = mb.addMenu("&Help")
+        self._action("&About testcard", self._about, menu=h)
+
+    def _build_presets_menu(self, mb) -> None:
+        """Named pattern sets (built-in and the settings folder's presets/); PgUp/PgDown step."""
+        from app.settings import config_dir
+        from core.patterns import load_presets
+
+        m = mb.addMenu("P&resets")
+        self.preset = None
+        self.preset_pos = 0
+        try:
+            self.presets, problems = load_presets([config_dir() / "presets"])
+        except ValueError as exc:
+            self.presets, problems = [], [str(exc)]
+        for why in problems:
+            self.log(f"preset skipped: {why}")
+        for preset in self.presets:
+            act = self._action(preset.name, lambda _=False, p=preset: self.choose_preset(p.name), menu=m)
+            act.setToolTip(preset.description)
+        m.setToolTipsVisible(True)
+        m.addSeparator()
+        self.act_preset_next = self._action("&Next entry", lambda: self.step_preset(1), "PgDown", menu=m)
+        self.act_preset_prev = self._action("&Previous entry", lambda: self.step_preset(-1), "PgUp", menu=m)
+
+    def choose_preset(self, name: str) -> bool:
+        """Show the first entry of a preset; the others follow with PgDown / PgUp."""
+        preset = next((p for p in self.presets if p.name == name), None)
+        if preset is None:
+            self._notice(f"no preset named {name!r}")
+            return False
+        self.preset, self.preset_pos = preset, 0
+        return self._show_preset_entry()
+
+    def step_preset(self, delta: int) -> bool:
+        if self.preset is None:
+            return False
+        self.preset_pos = (self.preset_pos + delta) % len(self.preset.entries)
+        return self._show_preset_entry()
+
+    def _show_preset_entry(self) -> bool:
+        entry = self.preset.entries[self.preset_pos]
+        levels = self.frame_settings.levels()
+        w, h = self.frame_settings.frame_size()
+        try:
+            spec = entry.spec(w, h, bit_depth=levels.bit_depth, limited=levels.limited)
+        except ValueError as exc:
+            self._notice(f"preset {self.preset.name!r} entry {self.preset_pos + 1}: {exc}")
+            return False
+        self._remember_params()
+        self._show_editor(spec)
+        self.catalog.select(spec.pattern)
+        ok = self._apply_spec(spec)
+        if ok:
+            self._notice(f"preset {self.preset.name}: entry {self.preset_pos + 1} of "
+                         f"{len(self.preset.entries)} ({spec.pattern})", log=False)
+        return ok
+
+    def _rebuild_output_menu(self) -> None:
+        o = self.menu_output
+        o.clear()
+        for a in self.screen_group.actions():
+            self.screen_group.removeAction(a)
+        current = self.output_screen()
+        for rec in screen_records():
+            a = QAction(rec.label, o)  # owned by the menu: clear() deletes it next time
+            a.setCheckable(True)
+            a.setChecked(current is not None and rec.name == current.name())
+            a.setData(rec.name)
+            a.triggered.connect(lambda _c=False, n=rec.name: self.choose_output_screen(n))
+            self.screen_group.addAction(a)
+            o.addAction(a)
+        o.addSeparator()
+        o.addAction(self.act_fullscreen)
+        o.addAction(self.act_leave)
+        self.frame_settings.set_native(self.output_native_size())
+
+    def choose_output_screen(self, name: str) -> None:
+        self.settings.output_screen = name
+        self.frame_settings.set_native(self.output_native_size())
+        if self.frame_settings.size_setting() is None:
+            self.apply_edits()
+        if self.output.is_open:
+            self.output.open(name)
+
+    def _build_status_bar(self) -> None:
+        sb = self.statusBar()
+        self.st_path = QLabel()
+        self.st_device = QLabel()
+        self.st_size = QLabel()
+        self.st_fps = QLabel()
+        self.st_pacing = QLabel()
+        self.st_notice = QLabel()
+        for w in (self.st_path, self.st_device, self.st_size, self.st_fps, self.st_pacing, self.st_notice):
+            sb.addPermanentWidget(w)
+
+    def _update_status(self) -> None:
+        lp = getattr(self, "loop", None)
+        if lp is None:
+            return
+        active = lp.active_path
+        path = f"path {lp.path} ({lp.path_source})"
+        if active != lp.path:
+            path += f", serving {active} while it compiles"
+        self.st_path.setText(path)
+        self.st_path.setToolTip(lp.path_reason or "")
+        self.st_device.setText(lp.device)
+        s = self.spec
+        self.st_size.setText(f"{s.width}x{s.height} {s.bit_depth}-bit {'limited' if s.limited else 'full'}"
+                             f" \u2192 {lp.fmt}")
+        if lp.mode == TIMER:
+            self.st_pacing.setText(f"timer-paced {1000.0 / lp.period_ms:.2f} Hz")
+        else:
+            self.st_pacing.setText("vsync-locked")
+        self.st_pacing.setToolTip(lp.monitor.reason)
+        self.st_notice.setText(lp.rounding_note)
+
+    def status_texts(self) -> dict[str, str]:
+        return {"path": self.st_path.text(), "device": self.st_device.text(), "size": self.st_size.text(),
+                "fps": self.st_fps.text(), "pacing": self.st_pacing.text(), "notice": self.st_notice.text()}
+
+    def _after_present(self, _index: int) -> None:
+        now = self.loop.clock()
+        if now - self._refreshed_at >= self.STATUS_INTERVAL_MS / 1000.0:
+            self._refresh_live()
+
+    def _refresh_if_idle(self) -> None:
+        if self.loop.clock() - self._refreshed_at >= self.STATUS_INTERVAL_MS / 1000.0:
+            self._refresh_live()
+
+    def _refresh_live(self) -> None:
+        self._refreshed_at = self.loop.clock()
+        tl = self.loop.timeline
+        recent = tl.column("present_s", last=61)
+        if len(recent) > 1:
+            iv = [b - a for a, b in zip(recent[:-1], recent[1:], strict=True)]
+            self.st_fps.setText(f"{1.0 / statistics.median(iv):.1f} fps")
+        else:
+            self.st_fps.setText("\u2013 fps")
+        self._update_status()
+        if self.timing.isVisible() and not self.stats_worker.busy:
+            pacing = self.st_pacing.text()
+            if self.loop.monitor.reason:
+                pacing += f": {self.loop.monitor.reason}"
+            cols, period = timeline_columns(tl), self.loop.period_ms
+            window = self.timing.WINDOW_S
+            self.stats_worker.submit(lambda: timing_view(*cols, period, window),
+                                     lambda view: self.timing.show_view(view, pacing),
+                                     lambda exc: self.log(f"timing statistics failed: {exc}"))
+
+    def _notice(self, message: str, log: bool = True) -> None:
+        self.statusBar().showMessage(message, 10000)
+        if log:
+            self.log(message)
+
+    def _on_render_failed(self, message: str) -> None:
+        self._notice(f"render error: {message}")
+
+    def _on_pacing(self, mode: str, reason: str) -> None:
+        self._update_status()
+        if mode == TIMER and reason:
+            self.log(f"timer-paced at {1000.0 / self.loop.period_ms:.2f} Hz: {reason}")
+        elif reason:
+            self.log(reason)
+
+    def _about(self) -> None:
+        from app.cli import version
+
+        QMessageBox.about(self, "testcard", f"testcard {version()}\nDisplay test patterns as exact code "
+                          "values, frame timing against the refresh budget.")
+
+    # ------------------------------------------------------------ actions
+    def set_paused(self, paused: bool) -> None:
+        self.loop.set_paused(paused)
+        self.act_pause.setChecked(paused)
+        self.act_back.setEnabled(paused)
+        self.act_forward.setEnabled(paused)
+        self._notice("paused: arrow keys step frames" if paused else "running", log=False)
+
+    def step(self, delta: int) -> None:
+        if self.loop.paused:
+            self.loop.step(delta)
+            self.statusBar().showMessage(f"frame {self.loop.index}", 3000)
+
+    def set_one_to_one(self, on: bool) -> None:
+        self.preview.set_one_to_one(on)
+        self.settings.one_to_one = bool(on)
+
+    def reset_timing(self) -> None:
+        self.loop.reset_timing()
+        self.timing.update_from(self.loop.timeline, self.loop.period_ms)
+
+    def toggle_fullscreen(self, on: bool) -> None:
+        if on:
+            self.output.open(self.settings.output_screen)
+        else:
+            self.output.close()
+
+    def leave_fullscreen(self) -> None:
+        if self.output.is_open:
+            self.output.close()
+        elif self.isFullScreen():
+            self.showNormal()
+
+    def _on_output_opened(self, presenter) -> None:
+        presenter.key_pressed.connect(self._on_presenter_key)
+        self.loop.attach(presenter, self._refresh_of(presenter))
+        self.loop.set_mirror(self.preview)
+        self.act_fullscreen.setChecked(True)
+        self.act_leave.setEnabled(True)
+
+    def _on_output_closed(self) -> None:
+        self.loop.set_mirror(None)
+        self.loop.attach(self.preview, self._refresh_of(self.preview))
+        self.act_fullscreen.setChecked(False)
+        self.act_leave.setEnabled(False)
+
+    def _on_presenter_key(self, event) -> None:
+        """Keys pressed in a GL window (not a widget, so Qt's shortcut map skips it)."""
+        seq = QKeySequence(event.keyCombination())
+        for a in self.actions():
+            if a.isEnabled() and any(seq.matches(s) == QKeySequence.SequenceMatch.ExactMatch
+                                     for s in a.shortcuts()):
+                a.trigger()
+                return
+
+    # ------------------------------------------------------------ saving
+    def save_frame_dialog(self) -> None:
+        index = self.loop.index
+        path, _ = QFileDialog.getSaveFileName(self, "Save current frame",
+                                              f"{self.spec.pattern}-{index:06d}.png",
+                                              "Images (*.png *.tif *.tiff);;NumPy (*.npy)")
+        if path:
+            self.save_frame_to(path, index)
+
+    def save_frame_to(self, path: str, index: int | None = None) -> None:
+        """Render frame ``index`` natively and write it with its sidecar, off the GUI thread."""
+        spec = self.spec
+        index = self.loop.index if index is None else index
+
+        def work():
+            from core.manifest import save_frame
+            from core.patterns import render
+
+            return save_frame(path, spec, render(spec, index), index, backend="numpy", device=None)
+
+        self.worker.submit(work, lambda p: self._notice(f"saved frame {index} to {p} (+ .json sidecar)"),
+                           lambda exc: self._notice(f"could not save {path}: {exc}"))
+
+    def export_timeline_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export frame timeline", "timeline.csv", "CSV (*.csv)")
+        if path:
+            self.export_timeline_to(path)
+
+    def export_timeline_to(self, path: str) -> None:
+        snap = self.loop.timeline.snapshot()
+        self.worker.submit(lambda: snap.write_csv(path),
+                           lambda n: self._notice(f"wrote {n} frames to {path}"),
+                           lambda exc: self._notice(f"could not write {path}: {exc}"))
+
+    # ------------------------------------------------------------ closing
+    def store_settings(self) -> None:
+        s = self.settings
+        self._remember_params()
+        s.pattern = self.spec.pattern
+        s.bit_depth = self.frame_settings.bit_depth.value()
+        s.limited = self.frame_settings.range.currentText() == "limited"
+        s.size = self.frame_settings.size_setting()
+        s.counter = self.frame_settings.counter.isChecked()
+        s.counter_bits = self.frame_settings.counter_bits.value()
+        s.device = self.loop.device
+        s.one_to_one = self.act_one_to_one.isChecked()
+        s.window_geometry = bytes(self.saveGeometry().toBase64()).decode()
+        s.window_state = bytes(self.saveState().toBase64()).decode()
+        try:
+            settings_mod.save(s)
+        except OSError as exc:
+            self.log(f"settings not saved: {exc}")
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if not self._closing:
+            self._closing = True
+            if self.persist:
+                self.store_settings()
+            self._status_timer.stop()
+            self.loop.close()
+            self.output.close()
+            for panel in self._panels:
+                if hasattr(panel, "shutdown"):
+                    panel.shutdown()
+            self.worker.shutdown()
+            self.stats_worker.shutdown()
+            self.preview.release()
+        super().closeEvent(event)

@@ -1,0 +1,90 @@
+"""Which render path serves which band on which box.
+
+``bands`` names classes of render work, ``fingerprint`` names the hardware, ``race`` races
+candidates fairly (``RaceRequest``, ``Runner``), ``candidates`` builds them from the engine,
+``schema`` validates decision documents, ``cache`` keeps verdicts on disk, ``choose`` picks a
+path (pin > cache > default), ``exchange`` exports and imports decision files.
+"""
+
+from core.decisions.bands import (
+    BAND_FORMATS,
+    RESOLUTIONS,
+    Band,
+    band_chain,
+    families,
+    format_band,
+    make_band,
+    parse_band,
+    representative_spec,
+)
+from core.decisions.cache import (
+    DecisionCache,
+    DecisionCacheWarning,
+    DecisionFileError,
+    cache_path,
+    choose_path,
+    choose_path_for,
+    export_decisions,
+    import_decisions,
+    list_entries,
+    make_key,
+    parse_pin,
+    record_result,
+    resolve_devices,
+    torch_version,
+)
+from core.decisions.fingerprint import fingerprint, is_fingerprint
+from core.decisions.race import (
+    Candidate,
+    CandidateResult,
+    RaceCancelled,
+    RaceProgress,
+    RaceResult,
+    RaceSettings,
+    band_candidates,
+    decide,
+    order_by_preference,
+    race,
+    race_band,
+    run_race,
+)
+
+__all__ = [
+    "BAND_FORMATS",
+    "Band",
+    "Candidate",
+    "CandidateResult",
+    "DecisionCache",
+    "DecisionCacheWarning",
+    "DecisionFileError",
+    "RESOLUTIONS",
+    "RaceCancelled",
+    "RaceProgress",
+    "RaceResult",
+    "RaceSettings",
+    "band_candidates",
+    "band_chain",
+    "cache_path",
+    "choose_path",
+    "choose_path_for",
+    "decide",
+    "export_decisions",
+    "families",
+    "fingerprint",
+    "format_band",
+    "import_decisions",
+    "is_fingerprint",
+    "list_entries",
+    "make_band",
+    "make_key",
+    "order_by_preference",
+    "parse_band",
+    "parse_pin",
+    "race",
+    "race_band",
+    "record_result",
+    "representative_spec",
+    "resolve_devices",
+    "run_race",
+    "torch_version",
+]

@@ -1,0 +1,263 @@
+"""Reading counter panels from captured frames, one frame at a time.
+
+``CaptureDecoder`` is a generator over a capture's frames that yields one
+``FrameReading`` per frame, so a command line can draw progress and a GUI
+worker can stop between frames.  Each result has a status:
+
+* ``ok``: the panel was read; ``index`` is the frame number it shows;
+* ``torn``: the robust panel's bands show different (each checked) indices:
+  the frame was scanned out across a buffer swap; ``indices`` lists them top to
+  bottom and ``index`` is the top one;
+* ``undecodable``: no panel could be read (or, for the compat layout, a cell
+  sat too close to the threshold to trust);
+* ``unreadable``: the file or video data for this position could not be read.
+
+The robust layout is recognised by itself (its header carries the bit count
+and Gray flag); a manifest, when given or found beside the capture, tells
+where to look first.  Without a robust panel in the first frames, the compat
+layout is read at ``bits`` (default: the counter's default), assuming the
+capture shows the whole frame.  A robust read is only reported when the
+check code holds, so a misread is ``undecodable``, never a wrong index; the
+compat layout has no check and its confidence is only the cells' margins.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from core.capture import as_image
+from core.counter import MAX_BITS, MIN_BITS, CounterGeometry
+from core.decode.reader import PanelReader
+
+STATUSES = ("ok", "undecodable", "torn", "unreadable")
+LOOKAHEAD = 8          # frames searched for a robust panel before settling on compat
+
+
+@dataclass(frozen=True)
+class FrameReading:
+    position: int
+    timestamp: float | None
+    index: int | None
+    status: str
+    confidence: float
+    indices: tuple[int, ...] = ()
+    name: str | None = None
+    note: str | None = None
+
+    def to_dict(self) -> dict:
+        d = {"position": self.position,
+             "timestamp": None if self.timestamp is None else round(float(self.timestamp), 6),
+             "index": self.index, "status": self.status, "confidence": round(float(self.confidence), 3)}
+        if self.status == "torn":
+            d["indices"] = list(self.indices)
+        if self.name is not None:
+            d["name"] = self.name
+        if self.note:
+            d["note"] = self.note
+        return d
+
+
+def load_manifest(path) -> CounterGeometry:
+    """The counter geometry from a sidecar manifest; ``ValueError`` when it has none."""
+    p = Path(path)
+    try:
+        doc = json.loads(p.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read manifest {p.name}: {exc}") from None
+    counter = doc.get("counter") if isinstance(doc, dict) else None
+    if not isinstance(counter, dict):
+        raise ValueError(f"manifest {p.name} describes no counter panel")
+    try:
+        return CounterGeometry.from_dict(counter)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"manifest {p.name}: bad counter geometry ({exc})") from None
+
+
+# ---------------------------------------------------------------- a whole capture
+@dataclass
+class CaptureDecoder:
+    """Iterate to decode every frame of ``frames`` (``CapturedFrame`` objects) in order.
+
+    After (or during) iteration: ``layout``, ``bits``, ``gray``, ``modulus``,
+    ``location`` describe what was found; ``results`` holds what was yielded.
+    """
+
+    frames: Iterable
+    hint: CounterGeometry | None = None
+    bits: int | None = None
+    keep_results: bool = True
+    reader: PanelReader = field(init=False)
+    results: list[FrameReading] = field(init=False, default_factory=list)
+
+    def __post_init__(self):
+        self.reader = PanelReader(self.hint, self.bits)
+
+    @property
+    def layout(self) -> str | None:
+        return self.reader.layout
+
+    @property
+    def modulus(self) -> int:
+        return self.reader.modulus
+
+    def describe(self) -> dict:
+        r = self.reader
+        d = {"layout": r.layout, "bits": r.bits, "gray": r.gray if r.layout == "robust" else None,
+             "searches": r.searches}
+        if r.location is not None:
+            d["panel"] = r.location.to_dict()
+        return d
+
+    def __iter__(self) -> Iterator[FrameReading]:
+        for res in self._decode():
+            if self.keep_results:
+                self.results.append(res)
+            yield res
+
+    def _decode(self) -> Iterator[FrameReading]:
+        reader = self.reader
+        pending: list = []   # frames held back while the layout is not yet known
+        if reader.layout is None and reader.robust_expected():
+            reader.settle("robust")
+        for cf in self.frames:
+            image, error = cf.image, cf.error
+            if image is not None:
+                try:
+                    image = as_image(image, cf.name or f"frame {cf.position}")
+                except ValueError as exc:
+                    image, error = None, str(exc)
+            if reader.layout is not None:
+                yield from self._flush(pending)
+                pending = []
+                yield self._one(cf, image, error)
+                continue
+            if image is not None and reader.search(image):
+                yield from self._flush(pending)
+                pending = []
+                yield self._one(cf, image, error)
+                continue
+            # keep a private copy: a video frame's buffer is reused by the next frame
+            pending.append((cf, None if image is None else np.array(image, copy=True), error))
+            if sum(1 for _, im, _ in pending if im is not None) >= LOOKAHEAD:
+                # clock rows seen but never read: a robust panel too degraded to read,
+                # which must not be misread as compat
+                reader.settle("robust" if reader.structure_seen else "compat")
+        yield from self._flush(pending)
+
+    def _flush(self, pending) -> Iterator[FrameReading]:
+        if self.reader.layout is None and pending:
+            self.reader.settle("robust" if self.reader.structure_seen else "compat")
+        for cf, image, error in pending:
+            yield self._one(cf, image, error)
+
+    def _one(self, cf, image, error=None) -> FrameReading:
+        if image is None:
+            return FrameReading(cf.position, cf.timestamp, None, "unreadable", 0.0, name=cf.name,
+                               note=error or "unreadable")
+        try:
+            r = self.reader.read(image)
+        except (ValueError, IndexError, TypeError, MemoryError) as exc:  # an image it cannot use
+            return FrameReading(cf.position, cf.timestamp, None, "undecodable", 0.0, name=cf.name,
+                               note=f"cannot sample this frame: {exc}")
+        return FrameReading(cf.position, cf.timestamp, r.index, r.status, r.confidence, r.indices,
+                           cf.name, r.note)
+
+
+# ---------------------------------------------------------------- a decode job (CLI and GUI)
+@dataclass(frozen=True)
+class DecodeRequest:
+    """What to decode; built on the caller's thread, handed to whoever does the work."""
+
+    path: str
+    manifest: str | None = None
+    bits: int | None = None
+    capture_fps: float | None = None
+
+
+class DecodeJob:
+    """Open a capture and decode it frame by frame: iterate for ``FrameReading`` objects,
+    then ``report()`` for the whole document.  Stopping early is just not iterating
+    further (``report(cancelled=True)`` then covers the frames decoded so far).
+
+    Raises ``ValueError`` (one clear sentence) for bad input before any work.
+    """
+
+    def __init__(self, request: DecodeRequest, frames: Iterable | None = None):
+        from core.capture import open_capture
+
+        self.request = request
+        if request.bits is not None and not MIN_BITS <= int(request.bits) <= MAX_BITS:
+            raise ValueError(f"--bits must be {MIN_BITS}..{MAX_BITS}, got {request.bits}")
+        self.manifest_used: str | None = None
+        self.notes: list[str] = []
+        hint = None
+        if request.manifest:
+            hint = load_manifest(request.manifest)
+            self.manifest_used = str(request.manifest)
+        self.capture = None
+        if frames is None:
+            self.capture = open_capture(request.path, request.capture_fps)
+            if hint is None and self.capture.manifest_path is not None:
+                try:
+                    hint = load_manifest(self.capture.manifest_path)
+                    self.manifest_used = str(self.capture.manifest_path)
+                except ValueError as exc:
+                    self.notes.append(f"sidecar ignored: {exc}")
+            frames = self.capture.frames()
+        self.total: int | None = self.capture.count if self.capture is not None else None
+        self.fps: float | None = request.capture_fps or (self.capture.fps if self.capture else None)
+        self.decoder = CaptureDecoder(frames, hint, request.bits)
+        self._started = False
+
+    def __iter__(self) -> Iterator[FrameReading]:
+        if self._started:
+            raise RuntimeError("a decode job runs once")
+        self._started = True
+        try:
+            yield from self.decoder
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self.capture is not None:
+            self.capture.close()
+
+    @property
+    def results(self) -> list[FrameReading]:
+        return self.decoder.results
+
+    def analysis(self):
+        from core.decode.sequence import analyse
+
+        return analyse(self.results, self.decoder.modulus, self.fps)
+
+    def report(self, cancelled: bool = False) -> dict:
+        """The whole document: source, capture, decoder, frames, summary, events."""
+        seq = self.analysis()
+        doc = {
+            "testcard_decode": 1,
+            "source": self.request.path,
+            "capture": self.capture.describe() if self.capture is not None else None,
+            "manifest": self.manifest_used,
+            "decoder": self.decoder.describe(),
+            "cancelled": bool(cancelled),
+            "frames": [r.to_dict() for r in self.results],
+            "summary": dict(seq.summary, layout=self.decoder.layout, bits=self.decoder.reader.bits),
+            "events": seq.events,
+        }
+        if self.notes:
+            doc["notes"] = list(self.notes)
+        return doc
+
+
+def decode_path(path, manifest=None, bits=None, capture_fps=None) -> dict:
+    """Decode a whole capture synchronously and return the report document."""
+    job = DecodeJob(DecodeRequest(str(path), manifest, bits, capture_fps))
+    for _ in job:
+        pass
+    return job.report()

@@ -1,0 +1,214 @@
+"""The frame functions every path shares: a spec's plan in the display format, and the one
+gather that writes it into the output buffer (plain, and as a compiled graph sees it)."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from core import xp as X
+from core.engine import formats as F
+from core.patterns import Spec
+from core.plan import Patch, Rows, block_width, map_rows
+
+_OPS: dict = {}
+
+
+# ---------------------------------------------------------------- frame functions
+def frame_rows(xp, spec: Spec, fmt: str, frame, device=None) -> Rows:
+    """The spec's plan with its rows (and patch) already in the display format."""
+    from core.patterns import render_plan
+
+    plan = render_plan(spec, frame, xp, device)
+    return map_rows(plan, lambda rows: F.convert_rows(xp, rows, fmt, spec.bit_depth, spec.dtype))
+
+
+def gather_into(xp, plan: Rows, out) -> None:
+    """Write the plan's frame into ``out`` (no full-frame temporaries): ``rows[index]``
+    widened to ``out``'s width, then the patch's few lines over their lines."""
+    _gather_rows_into(xp, plan.rows, plan.index, out)
+    patch = plan.patch
+    if patch is None:
+        return
+    band = out[patch.y0:patch.y1]
+    if X.is_torch(xp):
+        band.copy_(patch.lines(xp))
+        return
+    # the lines' own values tiled along them, then the paint over its columns
+    # (a run of columns is a block copy; numpy's broadcast where runs per element)
+    tile_into(np, patch.values, band)
+    cols = np.flatnonzero(patch.mask)
+    if cols.size and cols[-1] - cols[0] + 1 == cols.size:
+        run = slice(int(cols[0]), int(cols[-1]) + 1)
+        np.copyto(band[:, run], patch.paint[:, run])
+    elif cols.size:
+        np.copyto(band, patch.paint, where=patch.mask.reshape(1, -1, *([1] * (band.ndim - 2))))
+
+
+def _gather_rows_into(xp, rows, index, out) -> None:
+    height, width = out.shape[0], out.shape[1]
+    k, rw = rows.shape[0], rows.shape[1]
+    torch_ns = X.is_torch(xp)
+    if rw != width and k * 8 <= height:
+        # few distinct rows: widen them (small), then gather straight into out
+        rows = X.broadcast_copy(xp, rows, (k, width, *rows.shape[2:]))
+        rw = width
+    if rw == width:
+        if torch_ns:
+            xp.index_select(rows, 0, index, out=out)
+        else:
+            # mode="raise" buffers ``out`` (a hidden frame-sized copy); plan indices are in range
+            np.take(rows, index, axis=0, out=out, mode="clip")
+        return
+    # one value per line (vertical ramps): gather the column, then tile it out
+    tile_into(xp, X.take_rows(xp, rows, index), out)
+
+
+def tile_into(xp, col, out) -> None:
+    """Write ``col`` ``(N, 1, ...)`` repeated along ``out``'s width into ``out``.
+
+    Copied in blocks of a few dozen pixels: a plain broadcast copy with a
+    3-wide inner axis runs element by element.
+    """
+    height, width = out.shape[0], out.shape[1]
+    block = block_width(width)
+    small = X.broadcast_copy(xp, col, (height, block, *col.shape[2:]))
+    tail = tuple(out.shape[2:])
+    view = out.reshape(height, width // block, block, *tail)
+    src = small.reshape(height, 1, block, *tail)
+    if X.is_torch(xp):
+        view.copy_(src.expand_as(view))
+    else:
+        np.copyto(view, src)
+
+
+_OPS_LOCK = threading.Lock()
+
+
+def realize_op():
+    """``testcard::realize``: an identity Inductor cannot inline (a copy of a small array).
+
+    Without it Inductor inlines the rows' computation into the gather and
+    recomputes the pattern and the format conversion for every pixel, which
+    also keeps the gather from vectorising; with it the few rows are computed
+    once and the gather is a vectorised row copy.
+    """
+    return _ops()["realize"]
+
+
+def gather_rows_op():
+    """``testcard::gather_rows(rows, index, out)``: ``out[i] = rows[index[i]]``, in place.
+
+    ATen's ``index_select(out=)`` copies each line of contiguous rows with one
+    ``memcpy``, split over torch's threads; Inductor's own gather is a loop of vector loads and
+    stores, about twice the cost of a fill at 2160p on two threads.  As an
+    opaque op inside the compiled graph it is the graph's last kernel.
+    """
+    return _ops()["gather_rows"]
+
+
+def _ops():
+    with _OPS_LOCK:
+        if "realize" not in _OPS:
+            import torch
+
+            @torch.library.custom_op("testcard::realize", mutates_args=(), schema="(Tensor x) -> Tensor")
+            def realize(x):
+                return x.clone()
+
+            @realize.register_fake
+            def _(x):
+                return torch.empty_like(x)
+
+            _OPS["realize"] = realize
+        if "gather_rows" not in _OPS:
+            import torch
+
+            @torch.library.custom_op("testcard::gather_rows", mutates_args=("out",),
+                                     schema="(Tensor rows, Tensor index, Tensor(a!) out) -> ()")
+            def gather_rows(rows, index, out):
+                torch.index_select(rows, 0, index, out=out)
+
+            @gather_rows.register_fake
+            def _(rows, index, out):
+                return None
+
+            _OPS["gather_rows"] = gather_rows
+    return _OPS
+
+
+def compiled_gather(torch, plan: Rows, realize, out=None):
+    """The final gather as a compiled graph sees it: one pass, in 32-bit words where it can.
+
+    Few distinct rows are widened and realised first (computed once, small);
+    the gather then copies whole rows.  Inductor's C++ backend vectorises an
+    indirect row copy of int32 but not of int16 or uint8, so rows whose bytes
+    divide into 32-bit words are gathered as words (the caller views its
+    buffer the same way); a one-value-per-line plan (vertical ramps) broadcasts
+    one pixel's words along the line, and a patch's few lines (a counter band)
+    replace theirs.  Returns ``(H, W, C)`` / ``(H, W)`` elements, or ``(H, N)``
+    int32 words.  Given ``out`` (that layout, on the CPU) the frame is written
+    there and the result is None: many full-width rows by ``testcard::gather_rows``,
+    a patch over the frame's own store.
+    """
+    rows, index, width, height = plan.rows, plan.index, plan.width, plan.height
+    k, narrow = rows.shape[0], rows.shape[1] != width
+    item = rows.element_size()
+    unit = item * (rows.shape[2] if rows.dim() == 3 else 1)     # bytes per pixel
+    words = (width * unit) % 4 == 0
+    if k * 4 <= height:
+        if narrow:
+            rows = rows.expand(k, width, *rows.shape[2:]).contiguous()
+        rows = realize(rows)
+        frame = torch.index_select(rows.reshape(k, -1).view(torch.int32) if words else rows, 0, index)
+    elif narrow and unit == 4:
+        per_pixel = rows.reshape(k, -1).view(torch.int32)           # (K, 1)
+        # realised: otherwise the line's whole formula is recomputed for every 16 pixels
+        lines = realize(torch.index_select(per_pixel, 0, index))   # (H, 1)
+        frame = lines.expand(height, width)
+    elif narrow and (group := _line_group(width, unit)):
+        # pixels of several words (RGBX64) or of no whole number of words (6-byte
+        # RGB16): a line's value repeated over `group` pixels is a whole number of
+        # vectors of words, which the line then repeats
+        per_group = rows.expand(k, group, *rows.shape[2:]).reshape(k, -1).view(torch.int32)
+        lines = realize(torch.index_select(per_group, 0, index))   # (H, group * unit / 4)
+        n = lines.shape[1]
+        frame = lines[:, None, :].expand(height, width // group, n).reshape(height, -1)
+    elif narrow:
+        # realised for the same reason: one value per line, computed once
+        frame = torch.index_select(realize(rows).expand(k, width, *rows.shape[2:]), 0, index)
+    elif out is not None and plan.patch is None:
+        # many full-width rows (zone plate): computed once (inlined into the gather,
+        # their formula would run again for every output pixel), then copied into
+        # the host buffer by one memcpy per line, which also saves realising them twice
+        gather_rows_op()(rows.contiguous(), index, out)   # (a broadcast is made whole first)
+        return None
+    else:
+        frame = torch.index_select(realize(rows), 0, index)
+    if plan.patch is None:
+        return frame
+    # the patch's few lines are made whole (small), then take their place
+    patch = plan.patch
+    b = patch.y1 - patch.y0
+    # (its pieces realised first: the paint's formula is per column, not per pixel)
+    patch = Patch(patch.y0, realize(patch.values), realize(patch.paint), realize(patch.mask))
+    full = realize(patch.lines(torch)).reshape(b, -1).view(frame.dtype).reshape(b, *frame.shape[1:])
+    if out is not None:
+        # into the host buffer: the frame's own store, then the band's lines over it
+        out.copy_(frame)
+        out[patch.y0:patch.y1].copy_(full)
+        return None
+    # elsewhere chosen line by line in the frame's own loop
+    lines = torch.arange(height, device=index.device)
+    inside = ((lines >= patch.y0) & (lines < patch.y1)).reshape(height, *([1] * (frame.dim() - 1)))
+    own = torch.index_select(full, 0, torch.clamp(lines - patch.y0, 0, b - 1))
+    return torch.where(inside, own, frame)
+
+
+def _line_group(width: int, unit: int, lanes: int = 16) -> int | None:
+    """Pixels of ``unit`` bytes whose run fills whole ``lanes``-word vectors and divides the width."""
+    for group in range(1, 129):
+        if width % group == 0 and (group * unit) % (4 * lanes) == 0:
+            return group
+    return None
