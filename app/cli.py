@@ -4,36 +4,28 @@ command runs headless and never imports Qt."""
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 
+from app.commands import (
+    bench,
+    decisions,
+    decode,
+    desktop,
+    frames,
+    gui,
+    measure,
+    patterns,
+    presets,
+    preview_bench,
+    render,
+)
 from app.commands.common import CliError
+from core import version
 
 # Each module defines register(subparsers) and optionally register_bench(bench_subparsers).
-COMMAND_MODULES = [
-    "app.commands.patterns",
-    "app.commands.render",
-    "app.commands.bench",
-    "app.commands.preview_bench",
-    "app.commands.desktop",
-    "app.commands.presets",
-    "app.commands.measure",
-    "app.commands.decisions",
-    "app.commands.frames",
-    "app.commands.decode",
-]
-
-
-def version() -> str:
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as dist_version
-
-    try:
-        return dist_version("testcard")
-    except PackageNotFoundError:  # running from a source tree or a bundle
-        import core
-
-        return core.__version__
+# Imported by statement (each keeps its heavy imports inside its functions), in help order.
+COMMANDS = (gui, patterns, render, bench, preview_bench, desktop, presets, measure, decisions,
+            frames, decode)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,26 +36,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"testcard {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    gui = sub.add_parser("gui", help="start the app (the default with no command)")
-    gui.add_argument("--pattern", help="pattern to show first")
-    gui.add_argument("--frames", type=int, default=0,
-                     help="quit after presenting this many frames (0: run until closed)")
-    gui.set_defaults(func=_run_gui)
-    modules = [importlib.import_module(m) for m in COMMAND_MODULES]
-    for mod in modules:
+    for mod in COMMANDS:
         mod.register(sub)
     bench_sub = getattr(sub, "_testcard_bench_sub", None)
     if bench_sub is not None:
-        for mod in modules:
+        for mod in COMMANDS:
             if hasattr(mod, "register_bench"):
                 mod.register_bench(bench_sub)
     return parser
-
-
-def _run_gui(args) -> int:
-    from app.commands.gui import run_gui
-
-    return run_gui(pattern=getattr(args, "pattern", None), frames=getattr(args, "frames", 0))
 
 
 def main(argv=None) -> int:

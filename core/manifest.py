@@ -12,15 +12,14 @@ from pathlib import Path
 
 import numpy as np
 
-import core
+from core import version
 from core.imageio import check_output_path, write_frame
-from core.patterns import Spec
 
 MANIFEST_VERSION = 1
 
 
-def manifest(spec: Spec, frame: int, backend: str = "numpy", device: str | None = None) -> dict:
-    d = {"testcard_manifest": MANIFEST_VERSION, "testcard_version": core.__version__,
+def manifest(spec, frame: int, backend: str = "numpy", device: str | None = None) -> dict:
+    d = {"testcard_manifest": MANIFEST_VERSION, "testcard_version": version(),
          "frame": int(frame), "backend": backend, "device": device}
     d.update(spec.to_dict())
     geom = spec.counter_geometry()
@@ -28,9 +27,12 @@ def manifest(spec: Spec, frame: int, backend: str = "numpy", device: str | None 
     return d
 
 
-def save_frame(path, spec: Spec, frame_array, frame: int, backend: str = "numpy",
+def save_frame(path, spec, frame_array, frame: int, backend: str = "numpy",
                device: str | None = None) -> Path:
-    """Write a rendered frame and its manifest; used by ``testcard render`` and the app."""
+    """Write a rendered frame and its manifest; used by ``testcard render`` and the app.
+
+    ``spec`` is a ``core.patterns.Spec`` (this module sits below patterns and names no type
+    from it)."""
     from core.xp import to_numpy
 
     check_output_path(path)

@@ -5,6 +5,18 @@ from __future__ import annotations
 import sys
 
 
+def register(sub) -> None:
+    p = sub.add_parser("gui", help="start the app (the default with no command)")
+    p.add_argument("--pattern", help="pattern to show first")
+    p.add_argument("--frames", type=int, default=0,
+                   help="quit after presenting this many frames (0: run until closed)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    return run_gui(pattern=args.pattern, frames=args.frames)
+
+
 def run_gui(pattern: str | None = None, frames: int = 0, argv: list[str] | None = None) -> int:
     """Open the main window and run until it closes (or after ``frames`` presented frames).
 

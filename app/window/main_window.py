@@ -35,6 +35,7 @@ from app.window.log_dock import LogDock
 from app.window.param_editor import FrameSettings, ParamEditor
 from app.window.timing_dock import TimingDock, timeline_columns, timing_view
 from app.workers import Worker
+from core import version
 from core.patterns import get_pattern, make_spec
 from core.timing import TIMER
 
@@ -538,8 +539,6 @@ class MainWindow(QMainWindow):
             self.log(reason)
 
     def _about(self) -> None:
-        from app.cli import version
-
         QMessageBox.about(self, "testcard", f"testcard {version()}\nDisplay test patterns as exact code "
                           "values, frame timing against the refresh budget.")
 

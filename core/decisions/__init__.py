@@ -33,6 +33,7 @@ from core.decisions.cache import (
     resolve_devices,
     torch_version,
 )
+from core.decisions.candidates import band_candidates, race_band
 from core.decisions.fingerprint import fingerprint, is_fingerprint
 from core.decisions.race import (
     Candidate,
@@ -41,11 +42,9 @@ from core.decisions.race import (
     RaceProgress,
     RaceResult,
     RaceSettings,
-    band_candidates,
     decide,
     order_by_preference,
     race,
-    race_band,
     run_race,
 )
 

@@ -53,6 +53,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core import version
 from core.decisions.bands import Band, format_band
 from core.decisions.fingerprint import fingerprint, is_fingerprint
 from core.decisions.race import STATUSES, RaceResult
@@ -74,12 +75,6 @@ class DecisionFileError(ValueError):
 
 class DecisionCacheWarning(UserWarning):
     """The cache was corrupt and was moved aside, or was written by a newer testcard."""
-
-
-def testcard_version() -> str:
-    import core
-
-    return core.__version__
 
 
 def torch_version() -> str | None:
@@ -245,7 +240,7 @@ def validate_document(doc: Any) -> dict[str, dict]:
 
 
 def document(entries: Mapping[str, dict]) -> dict:
-    return {"kind": KIND, "schema": SCHEMA, "testcard": testcard_version(),
+    return {"kind": KIND, "schema": SCHEMA, "testcard": version(),
             "entries": {k: entries[k] for k in sorted(entries)}}
 
 
@@ -441,7 +436,7 @@ def entry_from_result(result: RaceResult, measured_at: str | None = None) -> dic
     return {"winner": result.winner, "candidates": cands, "rounds": result.settings.rounds,
             "frames": result.settings.frames, "margin": result.settings.margin,
             "reason": result.reason[:2000], "measured_at": measured_at or now_iso(),
-            "testcard": testcard_version(), "torch": torch_version()}
+            "testcard": version(), "torch": torch_version()}
 
 
 def record_result(result: RaceResult, cache: DecisionCache | None = None) -> str:

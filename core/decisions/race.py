@@ -37,15 +37,27 @@ import numpy as np
 
 from core.engine import PATHS
 
-# Order of preference: simplest and most precise first.  Kept equal to core.engine.engine.PATHS.
 REFERENCE = "numpy"
 STATUSES = ("ok", "disqualified", "error", "unavailable")
 
 
 class Runner(Protocol):
-    """What a candidate opens: renders frame N to a host array (device-synchronised)."""
+    """What a candidate opens: renders frame N to a host array (device-synchronised).
+
+    ``ready`` turns true once frames come from the runner's own path (a compiled path serves
+    eager frames while it compiles); ``wait_ready`` waits for that instead of rendering;
+    ``compile_seconds`` is the runner's own compile time (None: the race takes the time to
+    the first frame).
+    """
+
+    ready: bool
+    compile_seconds: float | None
 
     def render(self, index: int) -> np.ndarray: ...
+
+    def sync(self) -> None: ...
+
+    def wait_ready(self, timeout: float) -> None: ...
 
     def close(self) -> None: ...
 
@@ -55,7 +67,7 @@ class Candidate:
     """A render path under test.  ``open`` builds its runner (and may compile)."""
 
     name: str
-    open: Callable[[], Any]
+    open: Callable[[], Runner]
 
 
 @dataclass(frozen=True)
@@ -192,7 +204,6 @@ def race(band: str, device: str, candidates: Sequence[Candidate], *,
          reference: Candidate | None = None, settings: RaceSettings = RaceSettings(),
          unavailable: dict[str, str] | None = None,
          clock: Callable[[], float] = time.perf_counter,
-         pause: Callable[[float], None] = time.sleep,
          cancel: threading.Event | None = None) -> Generator[RaceProgress, None, RaceResult]:
     """Race ``candidates`` on one band.  Yields progress; returns the :class:`RaceResult`.
 
@@ -249,28 +260,24 @@ def race(band: str, device: str, candidates: Sequence[Candidate], *,
                 n = 0
                 while True:
                     runner.render(n)
-                    _sync(runner)
+                    runner.sync()
                     n += 1
                     if first is None:
                         first = clock() - t0
-                    if getattr(runner, "ready", True) and n >= max(1, s.warmup):
+                    if runner.ready and n >= max(1, s.warmup):
                         break
                     if clock() - t0 > s.ready_timeout_s:
                         raise RuntimeError(f"still not serving {name} after {s.ready_timeout_s:.0f} s")
-                    if not getattr(runner, "ready", True):
+                    if not runner.ready:
                         yield progress("open", name)
-                        wait = getattr(runner, "wait_ready", None)
-                        if wait is not None:
-                            wait(s.ready_poll_s)
-                        else:
-                            pause(s.ready_poll_s)
+                        runner.wait_ready(s.ready_poll_s)
             except RaceCancelled:
                 raise
             except Exception as exc:  # a path that fails to open loses; the race goes on
                 fail(name, "error", f"could not start: {exc}")
                 continue
             r = results[name]
-            own = getattr(runner, "compile_seconds", None)
+            own = runner.compile_seconds
             r.compile_s = float(own) if own is not None else first
             r.warmup_s = clock() - t0
             r.warmup_frames = n
@@ -313,13 +320,13 @@ def race(band: str, device: str, candidates: Sequence[Candidate], *,
                     for i in range(s.warmup):
                         runner.render(base + i)
                         done += 1
-                    _sync(runner)
+                    runner.sync()
                     for i in range(s.frames):
                         t0 = clock()
                         runner.render(base + s.warmup + i)
-                        _sync(runner)
+                        runner.sync()
                         times.append((clock() - t0) * 1e3)
-                        if not getattr(runner, "ready", True):
+                        if not runner.ready:
                             raise RuntimeError("stopped serving its own path")
                         done += 1
                         yield progress("round", name, rnd)
@@ -349,12 +356,6 @@ def race(band: str, device: str, candidates: Sequence[Candidate], *,
             _close(ref_runner)
 
 
-def _sync(runner) -> None:
-    sync = getattr(runner, "sync", None)
-    if sync is not None:
-        sync()
-
-
 def _close(runner) -> None:
     try:
         runner.close()
@@ -374,96 +375,3 @@ def run_race(gen: Generator[RaceProgress, None, RaceResult],
             on_progress(p)
 
 
-# ------------------------------------------------------------ the engine's paths as candidates
-class EngineRunner:
-    """A candidate runner over ``core.engine.engine.Engine``: compiles in the background while eager
-    frames serve; ``ready`` once a frame comes from the requested path, past warm-up.
-    Static content is rendered every frame here (a race times the per-frame cost)."""
-
-    def __init__(self, spec, path: str, device: str, fmt: str):
-        import inspect
-
-        from core.engine import Engine
-
-        self.path = path
-        kw = {}
-        if "reuse_static" in inspect.signature(Engine).parameters:
-            kw["reuse_static"] = False
-        self.engine = Engine(spec, path=path, device=device, fmt=fmt, background_compile=True, **kw)
-        self.ready = False
-
-    def render(self, index: int) -> np.ndarray:
-        res = self.engine.render(index)
-        if res.error:
-            raise RuntimeError(res.error)
-        failed = getattr(self.engine, "compile_error", None)
-        if failed:
-            raise RuntimeError(f"compile failed: {failed}")
-        self.ready = (not res.warmup) and res.path == self.path
-        return res.data
-
-    def wait_ready(self, timeout: float) -> None:
-        """Wait (up to ``timeout`` s) for a background compile instead of rendering meanwhile."""
-        wait = getattr(self.engine, "wait_compiled", None)
-        if wait is not None:
-            wait(timeout)
-        else:  # pragma: no cover - engines without it are polled by rendering
-            time.sleep(timeout)
-
-    @property
-    def compile_seconds(self) -> float:
-        return float(getattr(self.engine, "compile_seconds", 0.0) or 0.0)
-
-    def close(self) -> None:
-        self.engine.close()
-
-
-def engine_paths(device: str = "cpu") -> dict[str, str | None]:
-    """Every engine path and why it cannot run on ``device`` (None when it can)."""
-    from core.engine import PATHS, path_problem
-
-    return {p: path_problem(p, device) for p in PATHS}
-
-
-def band_candidates(band, device: str = "cpu", paths: Sequence[str] | None = None
-                    ) -> tuple[list[Candidate], dict[str, str], Candidate]:
-    """Candidates for ``band`` on ``device``: (runnable, {unavailable: why}, numpy reference).
-
-    ``paths`` limits the race to these paths (default: every path the engine has);
-    an unknown name is refused with ``ValueError``."""
-    from core.decisions.bands import parse_band
-    from core.engine import PATHS, path_problem
-
-    band = parse_band(band)
-    chosen = list(paths) if paths else list(PATHS)
-    for p in chosen:
-        if p not in PATHS:
-            raise ValueError(f"unknown render path {p!r}: expected one of {', '.join(PATHS)}")
-    spec = band.spec()
-    runnable, unavailable = [], {}
-    for p in order_by_preference(dict.fromkeys(chosen)):
-        why = path_problem(p, device)
-        if why:
-            unavailable[p] = why
-        else:
-            runnable.append(Candidate(p, lambda p=p: EngineRunner(spec, p, device, band.fmt)))
-    reference = Candidate(REFERENCE, lambda: EngineRunner(spec, REFERENCE, "cpu", band.fmt))
-    return runnable, unavailable, reference
-
-
-def race_band(band, device: str = "cpu", paths: Sequence[str] | None = None, *,
-              settings: RaceSettings = RaceSettings(), clock: Callable[[], float] = time.perf_counter,
-              cancel: threading.Event | None = None) -> Generator[RaceProgress, None, RaceResult]:
-    """:func:`race` over the engine's paths for one band (a generator, like ``race``)."""
-    from core.decisions.bands import parse_band
-
-    band = parse_band(band)
-    runnable, unavailable, reference = band_candidates(band, device, paths)
-    return race(band.name, device, runnable, reference=reference, settings=settings,
-                unavailable=unavailable, clock=clock, cancel=cancel)
-
-
-__all__ = ["REFERENCE", "STATUSES", "Candidate", "Runner", "RaceSettings",
-           "CandidateResult", "RaceResult", "RaceProgress", "RaceCancelled", "race", "run_race",
-           "decide", "order_by_preference", "EngineRunner", "engine_paths", "band_candidates",
-           "race_band"]

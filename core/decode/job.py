@@ -24,7 +24,8 @@ compat layout has no check and its confidence is only the cells' margins.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+import threading
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -220,6 +221,22 @@ class DecodeJob:
         self._started = True
         try:
             yield from self.decoder
+        finally:
+            self.close()
+
+    def steps(self, cancel: threading.Event | None = None
+              ) -> Generator[FrameReading, None, dict]:
+        """Decode frame by frame, yielding each :class:`FrameReading`; returns the report.
+
+        Once ``cancel`` is set the job stops after the frame in hand, and the report it returns
+        covers the frames read so far (``"cancelled": true``).  The capture is closed either way.
+        """
+        try:
+            for reading in self:
+                yield reading
+                if cancel is not None and cancel.is_set():
+                    break
+            return self.report(cancelled=cancel is not None and cancel.is_set())
         finally:
             self.close()
 

@@ -8,8 +8,8 @@ import pytest
 
 from core.engine import PATHS, Engine, RenderedFrame, available_paths, path_problem
 from core.engine import engine as E
-from core.engine import renderers as R
 from core.engine import formats as F
+from core.engine import renderers as R
 from core.patterns import make_spec, render
 
 

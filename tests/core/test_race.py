@@ -45,6 +45,12 @@ class FakeRunner:
             out[1, 2, 0] += 1
         return out
 
+    def sync(self):
+        pass
+
+    def wait_ready(self, timeout):
+        pass
+
     def close(self):
         self.closed = True
 
@@ -68,8 +74,7 @@ FAST = RaceSettings(rounds=5, frames=4, warmup=2, margin=0.03, parity_frames=(0,
 def run(costs, settings=FAST, **kw):
     clock = FakeClock()
     cs, runners = cands(clock, costs, **kw)
-    result = run_race(race("animated@64x36/rgb10", "cpu", cs, settings=settings, clock=clock,
-                           pause=lambda s: None))
+    result = run_race(race("animated@64x36/rgb10", "cpu", cs, settings=settings, clock=clock))
     return result, runners
 
 
