@@ -19,15 +19,19 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from core.atomic import atomic_text
+
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 HINT = "run python -m app.docs"
 
 # name -> what it does.  Every variable the code reads is here (tests/core/test_docs.py).
 ENV_VARS: dict[str, str] = {
-    "TESTCARD_DECISION_CACHE": "The band-decision cache file (default: `decisions.json` in the user "
-                               "cache folder). Point it at a copy to try decisions without touching "
-                               "your own.",
+    "TESTCARD_DECISION_CACHE": "The band-decision cache file (default: `decisions.json` in the "
+                               "cache folder, `TESTCARD_CACHE_DIR`). Point it at a copy to try "
+                               "decisions without touching your own.",
+    "TESTCARD_CACHE_DIR": "The folder of measured data, the decision cache among it (default: the "
+                          "user cache folder, e.g. `~/.cache/testcard`).",
     "TESTCARD_RENDER_PATH": "Pin render paths (`numpy`, `torch-eager`, `torch-compiled`, "
                             "`torch-cudagraphs`): `PATH` for every band, or comma-separated "
                             "`BAND=PATH` items with band globs, first match wins, e.g. "
@@ -326,7 +330,7 @@ def main(argv=None) -> int:
         return 1 if undocumented else 0
     new = regenerate(text)
     if new != text:
-        path.write_text(new, encoding="utf-8")
+        atomic_text(path, new)
         print(f"updated {path.name}: {', '.join(GENERATORS)}", file=sys.stderr)
     else:
         print(f"{path.name} is up to date", file=sys.stderr)

@@ -1,10 +1,10 @@
 """The app's persisted settings: one JSON file with a schema version (no Qt).
 
-Lives in the platform's config folder (``platformdirs``), or in
-``$TESTCARD_CONFIG_DIR`` when set (the tests point it at a temporary folder).
-Writes go to a temporary file and ``os.replace``, so a crash never leaves a
-half-written file.  A file from a newer schema, or one that cannot be read,
-is handled without losing it: an unreadable file is moved aside to
+Lives in ``core.paths.config_dir()`` (the platform's config folder, or
+``$TESTCARD_CONFIG_DIR`` when set: the tests point it at a temporary folder).
+Writes go through ``core.atomic``, so a crash never leaves a half-written
+file.  A file from a newer schema, or one that cannot be read, is handled
+without losing it: an unreadable file is moved aside to
 ``settings.json.unreadable``, a newer one is left untouched and never
 overwritten by this version.  Defaults are used; the reason is kept in
 :attr:`Settings.problem` for the log.
@@ -17,17 +17,11 @@ import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from core.atomic import atomic_text
+from core.paths import config_dir
+
 SCHEMA = 1
 FILENAME = "settings.json"
-
-
-def config_dir() -> Path:
-    env = os.environ.get("TESTCARD_CONFIG_DIR")
-    if env:
-        return Path(env)
-    from platformdirs import user_config_dir
-
-    return Path(user_config_dir("testcard", appauthor=False))
 
 
 def settings_path() -> Path:
@@ -118,12 +112,5 @@ def save(settings: Settings, path: Path | None = None) -> Path | None:
     if not settings.writable:
         return None
     p = path or settings_path()
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f".{p.name}.tmp{os.getpid()}")
-    with open(tmp, "w") as fh:
-        json.dump(settings.to_dict(), fh, indent=2, sort_keys=True)
-        fh.write("\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, p)
-    return p
+    return atomic_text(p, json.dumps(settings.to_dict(), indent=2, sort_keys=True) + "\n",
+                       make_parent=True)

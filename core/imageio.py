@@ -8,11 +8,13 @@ writes 16-bit RGB losslessly (Pillow cannot write 48-bit RGB).
 
 from __future__ import annotations
 
+import io
 import json
-import os
 from pathlib import Path
 
 import numpy as np
+
+from core.atomic import atomic_text, atomic_write
 
 IMAGE_SUFFIXES = (".png", ".tif", ".tiff")
 WRITE_SUFFIXES = IMAGE_SUFFIXES + (".npy",)
@@ -46,37 +48,32 @@ def storage_dtype(bit_depth: int) -> np.dtype:
 def write_frame(path, frame: np.ndarray, bit_depth: int, sidecar: dict | None = None) -> Path:
     """Write ``frame`` (H, W, 3) and, when given, ``sidecar`` as ``PATH.json``.
 
-    Image files hold 8-bit samples at bit depth <= 8 and 16-bit above.  Writes
-    go to a temporary name first, so a failed write leaves nothing behind.
+    Image files hold 8-bit samples at bit depth <= 8 and 16-bit above.  Both files go
+    through :func:`core.atomic.atomic_write`, so a failed write leaves the old file whole.
     """
     p = check_output_path(path)
     frame = np.asarray(frame)
     if frame.ndim != 3 or frame.shape[2] not in (3, 4):
         raise ValueError(f"expected an (H, W, 3) frame, got shape {frame.shape}")
-    tmp = p.with_name(f".{p.name}.tmp{os.getpid()}{p.suffix}")
-    try:
-        if p.suffix.lower() == ".npy":
-            with open(tmp, "wb") as fh:
-                np.save(fh, frame)
-        else:
-            dt = storage_dtype(bit_depth)
-            top = (1 << bit_depth) - 1
-            if frame.dtype.kind == "f" and not np.array_equal(frame, np.round(frame)):
-                raise ValueError("image files hold integer code values; this frame has fractions")
-            if frame.size and (frame.min() < 0 or frame.max() > top):
-                raise ValueError(f"frame values exceed {bit_depth}-bit code values")
-            bgr = np.ascontiguousarray(frame[..., 2::-1].astype(dt))
-            if not _cv2().imwrite(str(tmp), bgr):
-                raise ValueError(f"could not write {p}")
-        os.replace(tmp, p)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    if p.suffix.lower() == ".npy":
+        buf = io.BytesIO()
+        np.save(buf, frame)
+        data = buf.getvalue()
+    else:
+        dt = storage_dtype(bit_depth)
+        top = (1 << bit_depth) - 1
+        if frame.dtype.kind == "f" and not np.array_equal(frame, np.round(frame)):
+            raise ValueError("image files hold integer code values; this frame has fractions")
+        if frame.size and (frame.min() < 0 or frame.max() > top):
+            raise ValueError(f"frame values exceed {bit_depth}-bit code values")
+        bgr = np.ascontiguousarray(frame[..., 2::-1].astype(dt))
+        ok, encoded = _cv2().imencode(p.suffix.lower(), bgr)
+        if not ok:
+            raise ValueError(f"could not write {p}")
+        data = encoded.tobytes()
+    atomic_write(p, data)
     if sidecar is not None:
-        sp = sidecar_path(p)
-        stmp = sp.with_name(f".{sp.name}.tmp{os.getpid()}")
-        stmp.write_text(json.dumps(sidecar, indent=2, sort_keys=True) + "\n")
-        os.replace(stmp, sp)
+        atomic_text(sidecar_path(p), json.dumps(sidecar, indent=2, sort_keys=True) + "\n")
     return p
 
 

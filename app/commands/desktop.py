@@ -13,6 +13,8 @@ import sys
 from importlib import resources
 from pathlib import Path
 
+from core.atomic import atomic_text, atomic_write
+
 APP_ID = "io.github.testcard.Testcard"
 ICON_SIZES = (16, 32, 48, 64, 128, 256)
 
@@ -93,11 +95,10 @@ def run(args) -> int:
         return 0
     for dest, src in files.items():
         try:
-            dest.parent.mkdir(parents=True, exist_ok=True)
             if isinstance(src, str):
-                dest.write_text(src, encoding="utf-8")
+                atomic_text(dest, src, make_parent=True)
             else:
-                dest.write_bytes(src.read_bytes())
+                atomic_write(dest, src.read_bytes(), make_parent=True)
         except OSError as exc:
             raise ValueError(f"cannot write {dest}: {exc.strerror or exc}") from None
         print(f"wrote {dest}")

@@ -24,7 +24,7 @@ def register(sub) -> None:
 
 def user_preset_dirs() -> list[Path]:
     """``presets/`` in the settings folder: a user's own preset files add to the built-in ones."""
-    from app.settings import config_dir
+    from core.paths import config_dir
 
     return [config_dir() / "presets"]
 

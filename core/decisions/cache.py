@@ -46,7 +46,6 @@ import json
 import logging
 import math
 import os
-import secrets
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -54,10 +53,12 @@ from pathlib import Path
 from typing import Any
 
 from core import version
+from core.atomic import atomic_write, temp_glob
 from core.decisions.bands import Band, format_band
 from core.decisions.fingerprint import fingerprint, is_fingerprint
 from core.decisions.race import STATUSES, RaceResult
 from core.engine import PATHS
+from core.paths import cache_dir
 
 SCHEMA = 1
 KIND = "testcard-decisions"
@@ -88,13 +89,12 @@ def torch_version() -> str | None:
 
 
 def cache_path() -> Path:
-    """The cache file: ``$TESTCARD_DECISION_CACHE``, else ``<user cache dir>/decisions.json``."""
+    """The cache file: ``$TESTCARD_DECISION_CACHE``, else ``decisions.json`` in
+    :func:`core.paths.cache_dir`."""
     env = os.environ.get(ENV_CACHE, "").strip()
     if env:
         return Path(env).expanduser()
-    import platformdirs
-
-    return platformdirs.user_cache_path("testcard", appauthor=False) / "decisions.json"
+    return cache_dir() / "decisions.json"
 
 
 # ------------------------------------------------------------------ validation
@@ -258,31 +258,6 @@ def parse_document(data: bytes | str) -> dict[str, dict]:
     return validate_document(doc)
 
 
-# ------------------------------------------------------------------ safe file writes
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that no reader ever sees a partial file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-    try:
-        with open(tmp, "xb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    if hasattr(os, "O_DIRECTORY"):  # make the rename itself durable (POSIX)
-        with contextlib.suppress(OSError):
-            fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-
-
 # ------------------------------------------------------------------ the cache
 class DecisionCache:
     """The local cache file.  Reads need no lock (files are replaced whole); every
@@ -379,11 +354,11 @@ class DecisionCache:
             before = dict(entries)
             out = change(entries)
             if entries != before:
-                for stale in self.path.parent.glob(f".{self.path.name}.*.tmp"):
+                for stale in self.path.parent.glob(temp_glob(self.path)):
                     # only writers holding this lock create these: any left is a killed writer's
                     with contextlib.suppress(OSError):
                         stale.unlink()
-                atomic_write(self.path, encode(entries))
+                atomic_write(self.path, encode(entries), make_parent=True)
             return out
 
     # -- conveniences

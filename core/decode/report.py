@@ -8,10 +8,13 @@ so the command line stays headless.
 from __future__ import annotations
 
 import csv
-import os
+import json
 from pathlib import Path
 
 import numpy as np
+
+from core.atomic import atomic_path, atomic_text, require_parent
+from core.imageio import write_frame
 
 CSV_COLUMNS = ("position", "timestamp", "index", "status", "confidence", "indices", "name", "note")
 
@@ -50,12 +53,9 @@ def unwrap(frames: list[dict], modulus: int) -> list[float | None]:
 
 
 def write_csv(path, frames: list[dict]) -> Path:
-    """One row per frame; written to a temporary name first, then moved into place."""
-    p = Path(path)
-    if not p.parent.exists():
-        raise ValueError(f"cannot write {p}: folder {p.parent} does not exist")
-    tmp = p.with_name(f".{p.name}.tmp{os.getpid()}")
-    try:
+    """One row per frame, written whole or not at all (:mod:`core.atomic`)."""
+    p = require_parent(path)
+    with atomic_path(p) as tmp:
         with open(tmp, "w", newline="") as fh:
             w = csv.writer(fh)
             w.writerow(CSV_COLUMNS)
@@ -63,10 +63,6 @@ def write_csv(path, frames: list[dict]) -> Path:
                 row = dict(f)
                 row["indices"] = " ".join(str(i) for i in f.get("indices", [])) or ""
                 w.writerow(["" if row.get(c) is None else row.get(c) for c in CSV_COLUMNS])
-        os.replace(tmp, p)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
     return p
 
 
@@ -191,10 +187,26 @@ def _dots(img, xs, ys, colour, r: int) -> None:
 
 
 def write_plot(path, report: dict) -> Path:
-    from core.imageio import write_frame
-
     p = check_plot_path(path)
     return write_frame(p, plot_image(report), 8)
+
+
+def write_json(path, report: dict) -> Path:
+    """The whole report document as JSON, written whole or not at all."""
+    return atomic_text(require_parent(path), json.dumps(report, indent=2) + "\n")
+
+
+def write_report(path, report: dict) -> Path:
+    """JSON (whole document), CSV (one row per frame) or PNG (the plot), by extension."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix == ".csv":
+        return write_csv(p, report["frames"])
+    if suffix == ".png":
+        return write_plot(p, report)
+    if suffix != ".json":
+        raise ValueError(f"{p.name}: export as .json, .csv or .png")
+    return write_json(p, report)
 
 
 def summary_lines(report: dict, max_events: int = 40) -> list[str]:

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.atomic import atomic_path
+
 FLOAT_COLUMNS = ("present_s", "render_ms", "transfer_ms", "upload_ms", "present_ms")
 CSV_COLUMNS = ("frame", "index", "present_s", "interval_ms", "render_ms", "transfer_ms", "upload_ms",
                "present_ms", "path", "warmup", "paused", "error")
@@ -50,9 +52,10 @@ class TimelineSnapshot:
         return int(not_warm[0]) if len(not_warm) else len(self.warmup)
 
     def write_csv(self, path) -> int:
-        """Write every row to ``path`` (CSV with a header); returns the row count."""
+        """Write every row to ``path`` (CSV with a header, whole or not at all); returns the
+        row count."""
         intervals = self.interval_ms
-        with open(path, "w", newline="") as fh:
+        with atomic_path(path) as tmp, open(tmp, "w", newline="") as fh:
             w = csv.writer(fh)
             w.writerow(CSV_COLUMNS)
             for i in range(len(self)):

@@ -48,6 +48,8 @@ def test_cache_path_env_override(tmp_path, monkeypatch):
     monkeypatch.setenv("TESTCARD_DECISION_CACHE", str(tmp_path / "x" / "d.json"))
     assert D.cache_path() == tmp_path / "x" / "d.json"
     monkeypatch.delenv("TESTCARD_DECISION_CACHE")
+    assert D.cache_path() == tmp_path / "cache" / "decisions.json"   # $TESTCARD_CACHE_DIR (conftest)
+    monkeypatch.delenv("TESTCARD_CACHE_DIR")
     assert D.cache_path().name == "decisions.json" and "testcard" in str(D.cache_path())
 
 
