@@ -17,23 +17,16 @@ from core.decisions.bands import (
     parse_band,
     representative_spec,
 )
-from core.decisions.cache import (
-    DecisionCache,
-    DecisionCacheWarning,
-    DecisionFileError,
-    cache_path,
-    choose_path,
-    choose_path_for,
+from core.decisions.cache import DecisionCache, DecisionCacheWarning, cache_path, record_result
+from core.decisions.candidates import band_candidates, race_band
+from core.decisions.choose import choose_path, choose_path_for, parse_pin
+from core.decisions.exchange import (
     export_decisions,
     import_decisions,
     list_entries,
-    make_key,
-    parse_pin,
-    record_result,
+    read_decision_file,
     resolve_devices,
-    torch_version,
 )
-from core.decisions.candidates import band_candidates, race_band
 from core.decisions.fingerprint import fingerprint, is_fingerprint
 from core.decisions.race import (
     Candidate,
@@ -46,6 +39,15 @@ from core.decisions.race import (
     order_by_preference,
     race,
     run_race,
+)
+from core.decisions.schema import (
+    SCHEMA,
+    DecisionFileError,
+    document,
+    make_key,
+    parse_document,
+    torch_version,
+    validate_document,
 )
 
 __all__ = [
@@ -61,12 +63,14 @@ __all__ = [
     "RaceProgress",
     "RaceResult",
     "RaceSettings",
+    "SCHEMA",
     "band_candidates",
     "band_chain",
     "cache_path",
     "choose_path",
     "choose_path_for",
     "decide",
+    "document",
     "export_decisions",
     "families",
     "fingerprint",
@@ -78,12 +82,15 @@ __all__ = [
     "make_key",
     "order_by_preference",
     "parse_band",
+    "parse_document",
     "parse_pin",
     "race",
     "race_band",
+    "read_decision_file",
     "record_result",
     "representative_spec",
     "resolve_devices",
     "run_race",
     "torch_version",
+    "validate_document",
 ]

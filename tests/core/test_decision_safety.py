@@ -12,8 +12,14 @@ from decision_helpers import HERE, OTHER, entry, key
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.decisions import DecisionCache, DecisionFileError, import_decisions
-from core.decisions import cache as D
+from core.decisions import (
+    DecisionCache,
+    DecisionFileError,
+    document,
+    import_decisions,
+    parse_document,
+    validate_document,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 BAND = "counter@2160p/rgb10"
@@ -40,7 +46,7 @@ def _paths(node, prefix=()):
 
 
 def _valid_doc():
-    return D.document({key(HERE, BAND): entry("torch-compiled"),
+    return document({key(HERE, BAND): entry("torch-compiled"),
                        key(HERE, "static@1080p/rgb8"): entry("torch-eager", torch="1.13.0"),
                        key(OTHER, BAND): entry("torch-eager")})
 
@@ -102,7 +108,7 @@ def test_random_mutations_never_half_apply(raw):
         src = tmp / "in.json"
         src.write_bytes(raw)
         try:
-            incoming = D.parse_document(raw)
+            incoming = parse_document(raw)
         except DecisionFileError:
             incoming = None
         try:
@@ -118,7 +124,7 @@ def test_random_mutations_never_half_apply(raw):
         after = cache.load()
         assert after == _expected_merge(local, incoming)
         assert receipt.imported + receipt.kept_local + receipt.carried == len(incoming)
-        D.validate_document(json.loads(cache.path.read_bytes()))
+        validate_document(json.loads(cache.path.read_bytes()))
 
 
 def test_unmutated_file_is_accepted():

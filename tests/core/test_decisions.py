@@ -6,21 +6,27 @@ import os
 import pytest
 from decision_helpers import HERE, OTHER, entry, key
 
+from core.atomic import atomic_write
 from core.decisions import (
+    SCHEMA,
     CandidateResult,
     DecisionCache,
     DecisionCacheWarning,
     DecisionFileError,
     RaceResult,
     RaceSettings,
+    cache_path,
     choose_path,
     choose_path_for,
+    document,
     export_decisions,
     fingerprint,
     import_decisions,
     parse_pin,
+    read_decision_file,
+    record_result,
+    torch_version,
 )
-from core.decisions import cache as D
 from core.patterns import make_spec
 
 FP = fingerprint("cpu")
@@ -46,11 +52,11 @@ def cache(tmp_path):
 
 def test_cache_path_env_override(tmp_path, monkeypatch):
     monkeypatch.setenv("TESTCARD_DECISION_CACHE", str(tmp_path / "x" / "d.json"))
-    assert D.cache_path() == tmp_path / "x" / "d.json"
+    assert cache_path() == tmp_path / "x" / "d.json"
     monkeypatch.delenv("TESTCARD_DECISION_CACHE")
-    assert D.cache_path() == tmp_path / "cache" / "decisions.json"   # $TESTCARD_CACHE_DIR (conftest)
+    assert cache_path() == tmp_path / "cache" / "decisions.json"   # $TESTCARD_CACHE_DIR (conftest)
     monkeypatch.delenv("TESTCARD_CACHE_DIR")
-    assert D.cache_path().name == "decisions.json" and "testcard" in str(D.cache_path())
+    assert cache_path().name == "decisions.json" and "testcard" in str(cache_path())
 
 
 # ---------------------------------------------------------------- precedence
@@ -170,21 +176,21 @@ def test_record_result_from_a_race(cache):
         "torch-compiled": CandidateResult("torch-compiled", status="disqualified",
                                           reason="output differs"),
     }, RaceSettings(rounds=1, frames=3))
-    k = D.record_result(res, cache)
+    k = record_result(res, cache)
     assert k == f"{FP}|animated@64x36/rgb10"
     e = cache.load()[k]
     assert e["winner"] == "torch-eager" and e["rounds"] == 1 and e["frames"] == 3
     assert e["candidates"]["torch-compiled"]["status"] == "disqualified"
-    assert e["torch"] == D.torch_version() and e["testcard"]
+    assert e["torch"] == torch_version() and e["testcard"]
     res.winner = None
     with pytest.raises(ValueError, match="nothing to record"):
-        D.record_result(res, cache)
+        record_result(res, cache)
 
 
 def test_file_shape_schema_at_top(cache):
     cache.record(FP, BAND, entry())
     doc = json.loads(cache.path.read_text())
-    assert list(doc)[:2] == ["kind", "schema"] and doc["schema"] == D.SCHEMA
+    assert list(doc)[:2] == ["kind", "schema"] and doc["schema"] == SCHEMA
     assert list(doc["entries"]) == [f"{FP}|{BAND}"]
 
 
@@ -233,11 +239,11 @@ def test_export_import_round_trip(tmp_path, cache):
     cache.record(OTHER, BAND, entry("torch-eager"))
     out = tmp_path / "ship.json"
     assert export_decisions(out, devices=["cpu"], cache=cache) == 2
-    shipped = D.read_decision_file(out)
+    shipped = read_decision_file(out)
     assert set(shipped) == {key(FP, BAND), key(FP, "animated@1080p/rgb8")}
     assert shipped == {k: v for k, v in cache.load().items() if k.startswith(FP)}
     assert export_decisions(tmp_path / "one.json", bands=[BAND], devices=[FP], cache=cache) == 1
-    assert list(D.read_decision_file(tmp_path / "one.json")) == [key(FP, BAND)]
+    assert list(read_decision_file(tmp_path / "one.json")) == [key(FP, BAND)]
     with pytest.raises(DecisionFileError, match="nothing to export"):
         export_decisions(tmp_path / "none.json", bands=["static@1080p/rgb8"], devices=["cpu"],
                          cache=cache)
@@ -292,7 +298,7 @@ def test_import_local_wins_others_carried_torch_major_warned(tmp_path, cache):
 def test_import_refuses_whole_file_on_any_bad_entry(tmp_path, cache, mutate, msg):
     cache.record(HERE, "static@1080p/rgb8", entry())
     before = cache.path.read_bytes()
-    doc = D.document({key(HERE, BAND): entry(), key(OTHER, BAND): entry("torch-eager")})
+    doc = document({key(HERE, BAND): entry(), key(OTHER, BAND): entry("torch-eager")})
     mutate(doc)
     src = tmp_path / "bad.json"
     src.write_text(json.dumps(doc))
@@ -304,8 +310,8 @@ def test_import_refuses_whole_file_on_any_bad_entry(tmp_path, cache, mutate, msg
 
 def test_atomic_write_leaves_no_temp_and_replaces(tmp_path):
     p = tmp_path / "f.json"
-    D.atomic_write(p, b"one")
-    D.atomic_write(p, b"two")
+    atomic_write(p, b"one")
+    atomic_write(p, b"two")
     assert p.read_bytes() == b"two"
     assert sorted(os.listdir(tmp_path)) == ["f.json"]
 

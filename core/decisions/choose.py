@@ -1,0 +1,175 @@
+"""Which path renders a band here: the pin (``TESTCARD_RENDER_PATH``) > this device's cached
+verdict > the default, ``numpy``; a source that cannot run here falls through, with its reason
+kept in the :class:`Decision`."""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+
+from core.decisions.bands import Band, format_band
+from core.decisions.cache import DecisionCache
+from core.decisions.fingerprint import fingerprint
+from core.decisions.schema import DecisionFileError, make_key
+from core.engine import PATHS
+
+log = logging.getLogger("testcard.decisions")
+
+ENV_PIN = "TESTCARD_RENDER_PATH"
+
+
+DEFAULT_PATH = "numpy"         # the default wherever it runs (the CPU)
+
+
+def parse_pin(text: str) -> list[tuple[str, str]]:
+    """Parse ``TESTCARD_RENDER_PATH``: items separated by commas, each ``PATH`` (any band) or
+    ``BAND=PATH``, where BAND is a band name or a glob over canonical band names
+    (``counter@*``, ``*@2160p/*``, ``*``).  The first item that matches wins.
+
+    Returns ``[(band_glob, path), ...]``; ``ValueError`` for an empty item or a band name
+    that does not parse (paths are checked at lookup, so an unknown one falls through).
+
+    Example: ``counter@2160p/rgb10=torch-compiled,*@2160p/*=torch-eager,*=numpy``.
+    """
+    items = []
+    for raw in text.split(","):
+        item = raw.strip()
+        if not item:
+            raise ValueError(f"{ENV_PIN}={text!r}: empty item")
+        if "=" in item:
+            glob, _, path = (s.strip() for s in item.partition("="))
+            if not glob or not path:
+                raise ValueError(f"{ENV_PIN}: item {item!r} is not BAND=PATH")
+            glob = glob.lower()
+            if not any(ch in glob for ch in "*?["):
+                try:
+                    glob = format_band(glob)
+                except ValueError as exc:
+                    raise ValueError(f"{ENV_PIN}: {exc}") from None
+        else:
+            glob, path = "*", item
+        items.append((glob, path))
+    return items
+
+
+def _pin_for(items, bands: list[str]) -> tuple[str, str, str] | None:
+    for glob, path in items:
+        for band in bands or [""]:
+            if glob == "*" or (band and fnmatch.fnmatchcase(band, glob)):
+                return glob, path, band
+    return None
+
+
+@dataclass(frozen=True)
+class Decision:
+    path: str                  # the path to render with
+    source: str                # "pin", "cache" or "default"
+    reason: str                # one sentence: why this path, and what fell through
+    device: str
+    fingerprint: str
+    band: str | None           # the band that decided (None for a global pin or the default)
+    fallthrough: tuple[str, ...] = ()
+    entry: dict | None = field(default=None, compare=False)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["fallthrough"] = list(self.fallthrough)
+        return d
+
+
+def _default_problem(path: str, device: str) -> str | None:
+    from core.engine import path_problem
+
+    return path_problem(path, device)
+
+
+def choose_path(band, device: str = "cpu", *, cache: DecisionCache | None = None,
+                env: Mapping[str, str] | None = None,
+                problem: Callable[[str, str], str | None] | None = None) -> Decision:
+    """The render path for ``band`` on ``device``: pin > cache > default (module doc).
+
+    ``band`` is a band (name) or a list of them, most specific first (see
+    :func:`core.decisions.bands.band_chain`); ``None`` or ``[]`` consults only global pins.
+    ``problem(path, device)`` says why a path cannot run here (default:
+    ``core.engine.engine.path_problem``).  Never raises for a bad pin or cache: they fall
+    through with the reason kept.
+    """
+    problem = problem or _default_problem
+    env = os.environ if env is None else env
+    if band is None:
+        bands: list[str] = []
+    elif isinstance(band, (str, Band)):
+        bands = [format_band(band)]
+    else:
+        bands = [format_band(b) for b in band]
+    fp = fingerprint(device)
+    skipped: list[str] = []
+
+    def fall(why: str):
+        log.warning("render path for %s on %s: %s", bands[0] if bands else "any band", device, why)
+        skipped.append(why)
+
+    def unusable(path: str) -> str | None:
+        if path not in PATHS:
+            return f"{path!r} is not a render path (expected one of {', '.join(PATHS)})"
+        return problem(path, device)
+
+    def decided(path, source, reason, band_name=None, entry=None):
+        if skipped:
+            reason = f"{reason} ({'; '.join(skipped)})"
+        return Decision(path, source, reason, str(device), fp, band_name, tuple(skipped), entry)
+
+    # 1. the environment pin
+    pin_text = (env.get(ENV_PIN) or "").strip()
+    if pin_text:
+        try:
+            hit = _pin_for(parse_pin(pin_text), bands)
+        except ValueError as exc:
+            fall(f"pin ignored: {exc}")
+        else:
+            if hit is not None:
+                glob, path, band_name = hit
+                why = unusable(path)
+                if why is None:
+                    what = f"={path}" if pin_text == path else f": {glob}={path}"
+                    return decided(path, "pin", f"pinned by {ENV_PIN}{what}",
+                                   band_name if glob != "*" else None)
+                fall(f"pinned {path} cannot run here: {why}")
+    # 2. the cache, this device's entries only
+    if bands:
+        cache = cache or DecisionCache()
+        try:
+            entries = cache.load()
+        except DecisionFileError as exc:
+            entries = {}
+            fall(str(exc))
+        else:
+            if cache.problem:
+                fall(cache.problem)
+        for band_name in bands:
+            entry = entries.get(make_key(fp, band_name))
+            if entry is None:
+                continue
+            path = entry["winner"]
+            why = unusable(path)
+            if why is None:
+                return decided(path, "cache", f"measured here for {band_name} on "
+                               f"{entry['measured_at']}", band_name, entry)
+            fall(f"cached {path} for {band_name} cannot run here: {why}")
+    # 3. the default: the first path in preference order that runs here (numpy on the CPU)
+    for path in PATHS:
+        if unusable(path) is None:
+            what = f"no pin and no measurement for {bands[0]}" if bands else "no pin"
+            return decided(path, "default", f"{what} on this device; {path} is the default")
+    raise ValueError(f"no render path can run on {device}")  # pragma: no cover
+
+
+def choose_path_for(spec, fmt: str, device: str = "cpu", **kw) -> Decision:
+    """:func:`choose_path` for a frame of ``spec`` in display format ``fmt`` (the engine's
+    and the GUI's entry point): its pattern's band, then ``animated``/``static``."""
+    from core.decisions.bands import band_chain
+
+    return choose_path(band_chain(spec, fmt), device, **kw)
