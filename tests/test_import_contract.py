@@ -3,11 +3,9 @@
 import pkgutil
 import subprocess
 import sys
-from pathlib import Path
 
 import core
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
 
 
 def core_modules():

@@ -4,18 +4,16 @@ import csv
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-from capture_sim import write_video
 
 from app.cli import main
 from core.imageio import read_frame, write_frame
 from core.manifest import save_frame
 from core.patterns import make_spec, render
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
+from tests.helpers.capture_sim import write_video
 
 
 def robust_folder(tmp_path, indices, bits=12, sidecars=False, name="cap"):

@@ -7,13 +7,21 @@ repeat, and no index is ever reported that the frame did not show.
 
 import numpy as np
 import pytest
-from capture_sim import Look, Refresh, Schedule, Simulator, as_captured, expected_sequence, tear_zones
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.counter import CounterGeometry
 from core.decode import CaptureDecoder, analyse, read_robust_exact
 from core.patterns import make_spec, render
+from tests.helpers.capture_sim import (
+    Look,
+    Refresh,
+    Schedule,
+    Simulator,
+    as_captured,
+    expected_sequence,
+    tear_zones,
+)
 
 W, H = 480, 270
 

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-from capture_sim import as_captured
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -10,6 +9,7 @@ from hypothesis.extra import numpy as hnp
 from core.decode import STATUSES, CaptureDecoder, decode_path
 from core.imageio import write_frame
 from core.patterns import make_spec, render
+from tests.helpers.capture_sim import as_captured
 
 SPEC = make_spec("counter", {"bits": 9, "layout": "robust"}, width=320, height=180, bit_depth=8,
                  dtype="uint8")

@@ -4,7 +4,6 @@ import json
 import os
 
 import pytest
-from decision_helpers import HERE, OTHER, entry, key
 
 from core.atomic import atomic_write
 from core.decisions import (
@@ -28,6 +27,7 @@ from core.decisions import (
     torch_version,
 )
 from core.patterns import make_spec
+from tests.helpers.decision_helpers import HERE, OTHER, entry, key
 
 FP = fingerprint("cpu")
 BAND = "counter@2160p/rgb10"

@@ -4,13 +4,13 @@ import av
 import cv2
 import numpy as np
 import pytest
-from capture_sim import write_video
 
 from core.capture import natural_key, open_capture
 from core.decode import decode_path
 from core.imageio import write_frame
 from core.manifest import save_frame
 from core.patterns import make_spec, render
+from tests.helpers.capture_sim import write_video
 
 
 def robust_spec(bits=10, w=320, h=180, depth=8):

@@ -6,7 +6,6 @@ never assert wall-clock times.
 
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,8 +13,7 @@ import pytest
 from core.engine import Engine, path_problem
 from core.engine import formats as F
 from core.patterns import make_spec, render
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
 
 
 @pytest.fixture(autouse=True)

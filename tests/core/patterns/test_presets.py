@@ -3,7 +3,6 @@
 import fnmatch
 import json
 import tomllib
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,8 +19,8 @@ from core.patterns import (
     parse_preset,
     render,
 )
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 W, H = 160, 90
 
 
@@ -155,7 +154,10 @@ def test_preset_round_trips_through_its_dict():
 def test_package_data_ships_every_resource_file():
     """pyproject's package-data must match every non-Python file under resources/."""
     cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    packages, globs = set(cfg["packages"]), cfg["package-data"]
+    from setuptools import find_packages
+
+    packages = set(find_packages(str(ROOT), include=cfg["packages"]["find"]["include"]))
+    globs = cfg["package-data"]
     files = [p for p in (ROOT / "resources").rglob("*") if p.is_file()
              and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts]
     assert len(files) > 10

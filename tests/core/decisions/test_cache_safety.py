@@ -8,7 +8,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from decision_helpers import HERE, OTHER, entry, key
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,8 +19,9 @@ from core.decisions import (
     parse_document,
     validate_document,
 )
+from tests.helpers import ROOT
+from tests.helpers.decision_helpers import HERE, OTHER, entry, key
 
-ROOT = Path(__file__).resolve().parents[2]
 BAND = "counter@2160p/rgb10"
 
 json_values = st.recursive(
@@ -139,7 +139,7 @@ WRITER = """
 import sys
 from core.decisions.cache import DecisionCache
 sys.path.insert(0, {helpers!r})
-from decision_helpers import entry
+from tests.helpers.decision_helpers import entry
 cache = DecisionCache(sys.argv[1])
 worker = int(sys.argv[2])
 for i in range(int(sys.argv[3])):
@@ -151,7 +151,7 @@ print("ok")
 
 def test_concurrent_processes_lose_no_entry(tmp_path):
     path = tmp_path / "decisions.json"
-    code = WRITER.format(helpers=str(Path(__file__).parent))
+    code = WRITER.format(helpers=str(ROOT))
     workers, each = 4, 25
     procs = [subprocess.Popen([sys.executable, "-c", code, str(path), str(w), str(each)], cwd=ROOT,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -169,7 +169,7 @@ def test_concurrent_processes_lose_no_entry(tmp_path):
 KILLED = """
 import os, sys, time
 sys.path.insert(0, {helpers!r})
-from decision_helpers import entry
+from tests.helpers.decision_helpers import entry
 from core.decisions.cache import DecisionCache
 def slow_fsync(fd):
     # the new file is written but not yet in place: say so, then hang until killed
@@ -185,7 +185,7 @@ def test_killed_writer_never_leaves_a_truncated_cache(tmp_path):
     cache = DecisionCache(path)
     cache.record(HERE, BAND, entry("torch-eager"))
     before = path.read_bytes()
-    proc = subprocess.Popen([sys.executable, "-c", KILLED.format(helpers=str(Path(__file__).parent)),
+    proc = subprocess.Popen([sys.executable, "-c", KILLED.format(helpers=str(ROOT)),
                              str(path)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     try:
