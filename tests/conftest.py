@@ -3,8 +3,25 @@ import os
 # Before any QApplication exists: widget tests run on the offscreen platform.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+import importlib.util  # noqa: E402
+
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+
+HAVE_QT = importlib.util.find_spec("PySide6") is not None
+QT_MARK = "pytestmark = pytest.mark.qt"
+
+
+def pytest_ignore_collect(collection_path, config):
+    """Without PySide6 (the headless run, ``TESTCARD_HEADLESS=1``) modules marked ``qt`` are not
+    collected at all: they would fail on their first import.  Anywhere else a missing PySide6
+    is an error, so the Qt tests can never silently drop out of a run."""
+    if HAVE_QT or collection_path.suffix != ".py" or not collection_path.name.startswith("test_"):
+        return None
+    if os.environ.get("TESTCARD_HEADLESS") != "1":
+        raise pytest.UsageError("PySide6 is not installed: run the Qt tests with it, or set "
+                                "TESTCARD_HEADLESS=1 with -m 'not qt' for the headless part")
+    return True if QT_MARK in collection_path.read_text(encoding="utf-8") else None
 
 
 def _backends():

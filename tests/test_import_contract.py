@@ -43,3 +43,60 @@ def test_headless_cli_does_not_import_qt():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          check=True)
     assert "QT False" in out.stderr
+
+
+def _import_cycles(packages: tuple[str, ...]) -> list[list[str]]:
+    """Strongly connected groups of modules (Tarjan) over every import grimp sees, those inside
+    functions included."""
+    import grimp
+
+    graph = grimp.build_graph(*packages)
+    mods = sorted(m for m in graph.modules if m.split(".")[0] in packages)
+    known = set(mods)
+    edges = {m: sorted(d for d in graph.find_modules_directly_imported_by(m) if d in known)
+             for m in mods}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1 or v in edges[v]:
+                groups.append(sorted(group))
+
+    for m in mods:
+        if m not in index:
+            visit(m)
+    return groups
+
+
+def test_no_import_cycles_anywhere_in_testcard():
+    assert _import_cycles(("core", "app")) == []
+
+
+def test_the_cycle_check_sees_imports_inside_functions(tmp_path, monkeypatch):
+    pkg = tmp_path / "cyc"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("import cyc.b\n")
+    (pkg / "b.py").write_text("def f():\n    from cyc import a\n    return a\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert _import_cycles(("cyc",)) == [["cyc.a", "cyc.b"]]

@@ -1,14 +1,16 @@
 """Widget tests: offscreen platform (set in tests/conftest.py), small frames, no sleeps."""
 
+import importlib.util
 import threading
 
 import pytest
 
-from app.qt_compat import guard_singleton_refcounts
+if importlib.util.find_spec("PySide6") is not None:   # absent in the headless run
+    from app.qt_compat import guard_singleton_refcounts
 
-# PySide6 6.12.0 on CPython 3.11 drops references to None/True on every void call and
-# signal emit; without the guard a long test session aborts in the interpreter.
-guard_singleton_refcounts()
+    # PySide6 6.12.0 on CPython 3.11 drops references to None/True on every void call and
+    # signal emit; without the guard a long test session aborts in the interpreter.
+    guard_singleton_refcounts()
 
 
 @pytest.fixture
