@@ -119,3 +119,22 @@ def parse_palette(value, levels: Levels, what: str = "palette") -> tuple[tuple[i
     if not 1 <= len(items) <= 4:
         raise ValueError(f"{what}: expected 1 to 4 colours, got {len(items)}")
     return tuple(parse_colour(c, levels, f"{what} colour {i}") for i, c in enumerate(items))
+
+
+def swatch_rgb(code: tuple[int, int, int], levels: Levels) -> tuple[int, int, int]:
+    """An 8-bit sRGB-ish preview colour for code values (black..white span mapped to 0..255)."""
+    span = max(1, levels.white - levels.black)
+    return tuple(max(0, min(255, round((c - levels.black) * 255 / span))) for c in code)  # type: ignore[return-value]
+
+
+def rescale_code(value: int, old: Levels, new: Levels) -> int:
+    """A code value carried to another bit depth: by shift in limited range (64 at 10 bits is
+    16 at 8), by proportion of full scale in full range (1023 at 10 bits is 255 at 8)."""
+    if old.bit_depth == new.bit_depth:
+        return min(value, new.top)
+    if old.limited and new.limited:
+        d = new.bit_depth - old.bit_depth
+        out = value << d if d > 0 else value >> -d
+    else:
+        out = round(value * new.top / old.top)
+    return max(0, min(new.top, out))

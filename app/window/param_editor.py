@@ -24,28 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.levels import Levels
+from core.levels import Levels, rescale_code, swatch_rgb
 
 INT_LIMIT = 2**31 - 1
-
-
-def swatch_rgb(code: tuple[int, int, int], levels: Levels) -> tuple[int, int, int]:
-    """An 8-bit sRGB-ish preview colour for code values (black..white span mapped to 0..255)."""
-    span = max(1, levels.white - levels.black)
-    return tuple(max(0, min(255, round((c - levels.black) * 255 / span))) for c in code)  # type: ignore[return-value]
-
-
-def rescale_code(value: int, old: Levels, new: Levels) -> int:
-    """A code value carried to another bit depth: by shift in limited range (64 at 10 bits is
-    16 at 8), by proportion of full scale in full range (1023 at 10 bits is 255 at 8)."""
-    if old.bit_depth == new.bit_depth:
-        return min(value, new.top)
-    if old.limited and new.limited:
-        d = new.bit_depth - old.bit_depth
-        out = value << d if d > 0 else value >> -d
-    else:
-        out = round(value * new.top / old.top)
-    return max(0, min(new.top, out))
 
 
 class _Spin(QSpinBox):
@@ -382,4 +363,3 @@ class FrameSettings(QWidget):
         self.set_size_setting(size)
 
 
-__all__ = ["ParamEditor", "FrameSettings", "ColourEdit", "PaletteEdit", "swatch_rgb", "rescale_code"]
