@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 HINT = "run python -m app.docs"
 
-# name -> what it does.  Every variable the code reads is here (tests/core/test_docs.py).
+# name -> what it does.  Every variable the code reads is here (tests/app/test_docs.py).
 ENV_VARS: dict[str, str] = {
     "TESTCARD_DECISION_CACHE": "The band-decision cache file (default: `decisions.json` in the "
                                "cache folder, `TESTCARD_CACHE_DIR`). Point it at a copy to try "

@@ -4,12 +4,13 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import importlib.util  # noqa: E402
+import re  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 HAVE_QT = importlib.util.find_spec("PySide6") is not None
-QT_MARK = "pytestmark = pytest.mark.qt"
+QT_MARK = re.compile(r"^pytestmark = .*\bpytest\.mark\.qt\b", re.M)
 
 
 def pytest_ignore_collect(collection_path, config):
@@ -21,7 +22,7 @@ def pytest_ignore_collect(collection_path, config):
     if os.environ.get("TESTCARD_HEADLESS") != "1":
         raise pytest.UsageError("PySide6 is not installed: run the Qt tests with it, or set "
                                 "TESTCARD_HEADLESS=1 with -m 'not qt' for the headless part")
-    return True if QT_MARK in collection_path.read_text(encoding="utf-8") else None
+    return True if QT_MARK.search(collection_path.read_text(encoding="utf-8")) else None
 
 
 def _backends():

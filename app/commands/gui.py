@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 
 def register(sub) -> None:
     p = sub.add_parser("gui", help="start the app (the default with no command)")
@@ -21,7 +19,8 @@ def run_gui(pattern: str | None = None, frames: int = 0, argv: list[str] | None 
     """Open the main window and run until it closes (or after ``frames`` presented frames).
 
     Refuses (ValueError, one sentence) an unknown pattern or a negative frame count
-    before any window opens.
+    before any window opens.  With ``frames``, prints one line to stdout once the window has
+    closed: ``docks: <titles>``, the window's dock titles in the order they were added.
     """
     from core.patterns import get_pattern
 
@@ -30,20 +29,9 @@ def run_gui(pattern: str | None = None, frames: int = 0, argv: list[str] | None 
     if frames < 0:
         raise ValueError(f"--frames must be >= 0, got {frames}")
 
-    from PySide6.QtWidgets import QApplication
+    from app.qapp import ensure_qapplication
 
-    from app.preview import request_surface_format
-    from app.qt_compat import guard_singleton_refcounts
-
-    guard_singleton_refcounts()
-
-    app = QApplication.instance()
-    if app is None:
-        request_surface_format()
-        app = QApplication(argv if argv is not None else sys.argv[:1])
-    app.setApplicationName("testcard")
-    app.setDesktopFileName("io.github.testcard.Testcard")  # matches the .desktop entry
-    _set_icon(app)
+    app = ensure_qapplication(argv)
 
     from app.window import MainWindow
 
@@ -51,25 +39,8 @@ def run_gui(pattern: str | None = None, frames: int = 0, argv: list[str] | None 
     if frames:
         win.loop.finished.connect(win.close)
     win.show()
-    return int(app.exec())
-
-
-def _set_icon(app) -> None:
-    """The app icon from the package resources, when they are installed."""
-    from importlib import resources
-
-    from PySide6.QtGui import QIcon, QPixmap
-
-    icon = QIcon()
-    try:
-        folder = resources.files("resources.icons")
-        for size in (16, 32, 48, 64, 128, 256):
-            f = folder.joinpath(f"testcard-{size}.png")
-            if f.is_file():
-                pm = QPixmap()
-                if pm.loadFromData(f.read_bytes()):
-                    icon.addPixmap(pm)
-    except (ModuleNotFoundError, OSError):
-        return
-    if not icon.isNull():
-        app.setWindowIcon(icon)
+    rc = int(app.exec())
+    if frames:
+        # the packaging smoke run checks that the bundled GUI has every built-in panel
+        print("docks: " + ", ".join(d.windowTitle() for d in win.docks.values()), flush=True)
+    return rc

@@ -71,16 +71,9 @@ def run(args) -> int:
 
     import signal
 
-    from PySide6.QtWidgets import QApplication
+    from app.qapp import ensure_qapplication
 
-    from app.preview import request_surface_format
-    from app.qt_compat import guard_singleton_refcounts
-
-    guard_singleton_refcounts()
-    app = QApplication.instance()
-    if app is None:
-        request_surface_format()
-        app = QApplication(sys.argv[:1])
+    app = ensure_qapplication()
     from app.settings import Settings
     from app.window import MainWindow
     from core.timing import frame_stats

@@ -2,11 +2,12 @@
 reached the screen.
 
 The widget shows and collects; ``core.decode.job.DecodeJob`` does the work.  A decode
-runs on a worker thread from an immutable ``DecodeRequest``: the worker iterates
-the job's generator, posts batches of per-frame results back through queued
-signals (a few times a second) and stops at the next frame when cancelled; a
-cancelled decode still reports the frames it read.  Export writes the report
-(JSON, CSV or a PNG plot, by the file's extension) on a worker thread too.
+runs from an immutable ``DecodeRequest`` as the panel's job (:class:`~app.workers.JobPanel`,
+a :class:`~app.workers.GeneratorWorker`) over the
+job's ``steps``: batches of per-frame results arrive on the GUI thread a few times a second,
+Cancel stops it at the next frame, and a cancelled decode still reports the frames it read.
+Export writes the report (JSON, CSV or a PNG plot, by the file's extension) on a
+:class:`~app.workers.TaskRunner`.  The plot is :class:`~app.panels.decode_plot.DecodePlot`.
 
 For the main window (``app/panels/__init__.py``): ``PANEL_TITLE``, ``PANEL_AREA`` and
 ``create_panel(main_window)``; ``shutdown()`` stops the workers.  ``DecodePanel()``
@@ -15,14 +16,7 @@ needs no arguments.
 
 from __future__ import annotations
 
-import json
-import threading
-import time
-from pathlib import Path
-
-import numpy as np
-import pyqtgraph as pg
-from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -42,123 +36,42 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.decode import DecodeRequest, FrameReading
+from app.panels.decode_plot import COLOURS, DecodePlot
+from app.workers import JobPanel
+from core.decode import DecodeRequest, write_report
 
 PANEL_TITLE = "Decode"
 PANEL_AREA = "bottom"
 EVENT_COLUMNS = ["position", "time s", "event", "detail"]
 MAX_TABLE_ROWS = 5000
-COLOURS = {"ok": (80, 160, 230), "torn": (214, 39, 160), "drop": (214, 39, 40), "repeat": (255, 127, 14),
-           "undecodable": (127, 127, 127), "unreadable": (0, 0, 0)}
 VIDEO_FILTER = "Video (*.mp4 *.mov *.mkv *.avi *.webm *.m4v *.ts *.mxf);;All files (*)"
 
 
-class DecodeWorker(QObject):
-    """Decodes one capture on its own thread; signals arrive queued on the GUI thread."""
+class _Refused(Exception):
+    """The capture cannot be decoded as asked (bad input); the message is one sentence."""
 
-    progressed = Signal(int, object, object)   # frames done, total (or None), new FrameResults
-    finished = Signal(object)                  # report document
-    cancelled = Signal(object)                 # report of the frames read before stopping
-    failed = Signal(str)
 
-    def __init__(self, request: DecodeRequest, frames=None, clock=time.monotonic,
-                 min_interval_s: float = 0.1):
-        super().__init__()
-        self.request = request
-        self.frames = frames
-        self.clock = clock
-        self.min_interval_s = min_interval_s
-        self.cancel = threading.Event()
-        self.thread = threading.Thread(target=self._run, name="testcard-decode", daemon=True)
+def _decode_steps(request: DecodeRequest, frames, cancel):
+    """The decode as its worker runs it: opens the capture (on the worker thread: opening a
+    video takes time), yields ``(total, reading)`` pairs -- ``total`` is the capture's frame
+    count, or None -- and returns the report (partial, ``"cancelled": true``, once ``cancel``
+    is set).  Bad input raises :class:`_Refused`."""
+    from core.decode import DecodeJob
 
-    def start(self) -> None:
-        self.thread.start()
-
-    def _run(self) -> None:
-        from core.decode import DecodeJob
-
+    try:
+        job = DecodeJob(request, frames)
+    except ValueError as exc:
+        raise _Refused(str(exc)) from None
+    steps = job.steps(cancel)
+    while True:
         try:
-            job = DecodeJob(self.request, self.frames)
-        except ValueError as exc:   # bad input: one clear sentence
-            self.failed.emit(str(exc))
-            return
-        except Exception as exc:  # shown in the panel; the app keeps running
-            self.failed.emit(f"{type(exc).__name__}: {exc}")
-            return
-        batch: list[FrameReading] = []
-        last = -1e9
-        done = 0
-        try:
-            for r in job:
-                batch.append(r)
-                done = r.position + 1
-                now = self.clock()
-                if now - last >= self.min_interval_s:
-                    last = now
-                    self.progressed.emit(done, job.total, batch)
-                    batch = []
-                if self.cancel.is_set():
-                    break
-            if batch:
-                self.progressed.emit(done, job.total, batch)
-            report = job.report(cancelled=self.cancel.is_set())
-        except Exception as exc:  # a reader failing mid-way: report it, keep the app
-            self.failed.emit(f"{type(exc).__name__}: {exc}")
-            return
-        finally:
-            job.close()
-        (self.cancelled if self.cancel.is_set() else self.finished).emit(report)
+            reading = next(steps)
+        except StopIteration as stop:
+            return stop.value
+        yield job.total, reading
 
 
-class _Export(QObject):
-    """Writes a report to a file on a thread; the outcome comes back on the GUI thread."""
-
-    done = Signal(str, object)   # path, exception or None
-
-    def __init__(self):
-        super().__init__()
-        self.threads: list[threading.Thread] = []
-
-    def submit(self, path: str, report: dict) -> None:
-        def run():
-            try:
-                write_report(path, report)
-            except Exception as exc:  # delivered to the panel
-                self.done.emit(path, exc)
-            else:
-                self.done.emit(path, None)
-
-        t = threading.Thread(target=run, name="testcard-decode-export", daemon=True)
-        self.threads = [x for x in self.threads if x.is_alive()] + [t]
-        t.start()
-
-    def wait(self) -> None:
-        for t in self.threads:
-            t.join()
-        self.threads = []
-
-
-def write_report(path, report: dict) -> Path:
-    """JSON (whole document), CSV (one row per frame) or PNG (the plot), by extension."""
-    from core.decode import write_csv, write_plot
-
-    p = Path(path)
-    suffix = p.suffix.lower()
-    if suffix == ".csv":
-        return write_csv(p, report["frames"])
-    if suffix == ".png":
-        return write_plot(p, report)
-    if suffix != ".json":
-        raise ValueError(f"{p.name}: export as .json, .csv or .png")
-    if not p.parent.exists():
-        raise ValueError(f"cannot write {p}: folder {p.parent} does not exist")
-    tmp = p.with_name(f".{p.name}.tmp")
-    tmp.write_text(json.dumps(report, indent=2) + "\n")
-    tmp.replace(p)
-    return p
-
-
-class DecodePanel(QWidget):
+class DecodePanel(JobPanel):
     """Source picker, decode/cancel, progress, summary, index plot, event table, export."""
 
     decode_started = Signal(str)
@@ -170,14 +83,9 @@ class DecodePanel(QWidget):
     export_failed = Signal(str)
 
     def __init__(self, parent=None):
-        super().__init__(parent)
+        super().__init__("testcard-decode-export", parent)
         self.setWindowTitle(PANEL_TITLE)
-        self.worker: DecodeWorker | None = None
         self.report: dict | None = None
-        self.exporter = _Export()
-        self.exporter.done.connect(self._exported)
-        self._positions: list[float] = []
-        self._indices: list[float] = []
         self._build()
         self._set_running(False)
 
@@ -213,17 +121,7 @@ class DecodePanel(QWidget):
         self.summary_view.setFont(mono)
         self.summary_view.setMaximumHeight(self.summary_view.fontMetrics().lineSpacing() * 10)
 
-        self.plot = pg.PlotWidget()
-        self.plot.setLabel("bottom", "capture position")
-        self.plot.setLabel("left", "decoded index")
-        self.plot.showGrid(x=True, y=True, alpha=0.2)
-        self.plot.addLegend(offset=(10, 10))
-        # one persistent item per kind; data replaced with setData
-        self.ok_item = self._scatter("decoded", "o", "ok", 6)
-        self.torn_item = self._scatter("torn", "d", "torn", 9)
-        self.drop_item = self._scatter("drop", "t1", "drop", 11)
-        self.repeat_item = self._scatter("repeat", "s", "repeat", 8)
-        self.bad_item = self._scatter("undecodable / unreadable", "x", "undecodable", 7)
+        self.plot = DecodePlot()
 
         self.table = QTableWidget(0, len(EVENT_COLUMNS))
         self.table.setHorizontalHeaderLabels(EVENT_COLUMNS)
@@ -274,12 +172,6 @@ class DecodePanel(QWidget):
         self.cancel_button.clicked.connect(self.cancel)
         self.export_button.clicked.connect(self._export_dialog)
 
-    def _scatter(self, name: str, symbol: str, colour: str, size: int) -> pg.ScatterPlotItem:
-        item = pg.ScatterPlotItem(name=name, symbol=symbol, size=size, pen=pg.mkPen(None),
-                                  brush=pg.mkBrush(QColor(*COLOURS[colour])))
-        self.plot.addItem(item)
-        return item
-
     def _set_running(self, running: bool) -> None:
         for w in (self.decode_button, self.open_folder_button, self.open_video_button, self.path_edit,
                   self.manifest_edit, self.manifest_button, self.bits_spin, self.fps_spin):
@@ -298,7 +190,7 @@ class DecodePanel(QWidget):
     def start(self, request: DecodeRequest | str | None = None, frames=None) -> None:
         """Decode ``request`` (or a path, or what the controls say).  ``frames``: an iterable of
         captured frames to decode instead of opening the path (tests, live sources)."""
-        if self.worker is not None:
+        if self.running:
             return
         if request is None:
             request = self.request()
@@ -310,12 +202,9 @@ class DecodePanel(QWidget):
         self.path_edit.setText(request.path)
         self.report = None
         self._clear()
-        worker = DecodeWorker(request, frames)
-        worker.progressed.connect(self._progressed)
-        worker.finished.connect(self._finished)
-        worker.cancelled.connect(self._cancelled)
-        worker.failed.connect(self._failed)
-        self.worker = worker
+        worker = self.start_job(lambda cancel: _decode_steps(request, frames, cancel),
+                                name="testcard-decode", yielded=self._progressed,
+                                returned=self._returned, errored=self._errored, aborted=self._aborted)
         self.progress.setRange(0, 0)
         self.status_label.setText(f"Decoding {request.path or 'frames'}...")
         self._set_running(True)
@@ -325,35 +214,38 @@ class DecodePanel(QWidget):
     @Slot()
     def cancel(self) -> None:
         """Stop at the next frame; the frames read so far are still reported."""
-        if self.worker is not None:
-            self.worker.cancel.set()
+        if self.cancel_job():
             self.status_label.setText("Cancelling...")
 
-    @property
-    def running(self) -> bool:
-        return self.worker is not None
-
     def _done(self) -> None:
-        if self.worker is not None:
-            self.worker.thread.join()
-            self.worker = None
+        self.end_job()
         self._set_running(False)
 
     # ------------------------------------------------------------ results arriving
-    @Slot(int, object, object)
-    def _progressed(self, done: int, total, batch) -> None:
+    @Slot(object)
+    def _progressed(self, batch: list) -> None:
+        total, last = batch[-1]
+        done = last.position + 1
         if total:
             self.progress.setRange(0, int(total))
             self.progress.setValue(min(done, int(total)))
-        for r in batch:
-            if r.index is not None:
-                self._positions.append(float(r.position))
-                self._indices.append(float(r.index))
-        self.ok_item.setData(np.asarray(self._positions, np.float64), np.asarray(self._indices, np.float64))
+        self.plot.add_readings(r for _, r in batch)
         self.status_label.setText(f"Decoding... {done} frames" + (f" of {total}" if total else ""))
         self.decode_progressed.emit(done, total)
 
     @Slot(object)
+    def _returned(self, report: dict) -> None:
+        (self._cancelled if report["cancelled"] else self._finished)(report)
+
+    @Slot(object)
+    def _errored(self, exc: Exception) -> None:
+        self._failed(str(exc) if isinstance(exc, _Refused) else f"{type(exc).__name__}: {exc}")
+
+    @Slot()
+    def _aborted(self) -> None:
+        # the job raised after Cancel (a decode that stops returns its report instead)
+        self._failed("cancelled, and the decode stopped with an error before its report")
+
     def _finished(self, report: dict) -> None:
         self._done()
         self.progress.setRange(0, 1)
@@ -364,7 +256,6 @@ class DecodePanel(QWidget):
                                   f"{s['repeated']} repeated, {s['torn']} torn.")
         self.decode_finished.emit(report)
 
-    @Slot(object)
     def _cancelled(self, report: dict) -> None:
         self._done()
         self.progress.setRange(0, 1)
@@ -374,7 +265,6 @@ class DecodePanel(QWidget):
                                   "the report covers those.")
         self.decode_cancelled.emit(report)
 
-    @Slot(str)
     def _failed(self, message: str) -> None:
         self._done()
         self.progress.setRange(0, 1)
@@ -383,41 +273,19 @@ class DecodePanel(QWidget):
         self.decode_failed.emit(message)
 
     def _clear(self) -> None:
-        self._positions, self._indices = [], []
-        for item in (self.ok_item, self.torn_item, self.drop_item, self.repeat_item, self.bad_item):
-            item.setData([], [])
+        self.plot.clear_points()
         self.table.setRowCount(0)
         self.summary_view.setPlainText("")
 
     def _show(self, report: dict) -> None:
         """Summary, plot (index unwrapped across counter wraps) and event table."""
-        from core.decode import format_event, summary_lines, unwrap
+        from core.decode import format_event, summary_lines
 
         self.report = report
         self.export_button.setEnabled(True)
-        frames = report["frames"]
         lines = summary_lines(report, max_events=0)
         self.summary_view.setPlainText("\n".join(lines))
-        modulus = int(report["summary"].get("modulus") or 2)
-        ys = unwrap(frames, modulus)
-        ok = [(f["position"], u) for f, u in zip(frames, ys, strict=True)
-              if u is not None and f["status"] == "ok"]
-        self._set(self.ok_item, ok)
-        torn = []
-        for f, u in zip(frames, ys, strict=True):
-            if f["status"] == "torn" and u is not None:
-                torn += [(f["position"], u + k) for k in range(len(f.get("indices", [])))]
-        self._set(self.torn_item, torn)
-        vals = [u for u in ys if u is not None]
-        floor = min(vals) if vals else 0.0
-        self._set(self.bad_item, [(f["position"], floor) for f in frames
-                                  if f["status"] in ("undecodable", "unreadable")])
-        # drops and repeats at the level of the nearest decoded index
-        level = _levels(ys)
-        self._set(self.drop_item, [(e["position"] - 0.5, level(e["position"])) for e in report["events"]
-                                   if e["kind"] == "drop"])
-        self._set(self.repeat_item, [(e["position"], level(e["position"])) for e in report["events"]
-                                     if e["kind"] == "repeat"])
+        self.plot.show_report(report)
         events = report["events"]
         shown = events[:MAX_TABLE_ROWS]
         self.table.setRowCount(len(shown))
@@ -433,23 +301,15 @@ class DecodePanel(QWidget):
             self.status_label.setText(f"{len(events)} events; the table shows the first {MAX_TABLE_ROWS} "
                                       "(export for all)")
 
-    @staticmethod
-    def _set(item: pg.ScatterPlotItem, points) -> None:
-        if not points:
-            item.setData([], [])
-            return
-        xy = np.asarray(points, np.float64)
-        item.setData(xy[:, 0], xy[:, 1])
-
     # ------------------------------------------------------------ files
     def export_to(self, path: str) -> None:
         """Write the report (.json, .csv or .png) off the GUI thread."""
         if self.report is None:
             self.export_failed.emit("nothing to export yet: decode a capture first")
             return
-        self.exporter.submit(str(path), self.report)
+        path, report = str(path), self.report
+        self.tasks.submit(lambda: write_report(path, report), lambda _p, exc: self._exported(path, exc))
 
-    @Slot(str, object)
     def _exported(self, path: str, exc) -> None:
         if exc is not None:
             msg = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
@@ -489,35 +349,6 @@ class DecodePanel(QWidget):
                                               "Report (*.json);;Frames (*.csv);;Plot (*.png)")
         if path:
             self.export_to(path)
-
-    # ------------------------------------------------------------ lifetime
-    def shutdown(self) -> None:
-        """Cancel a running decode and wait for every worker thread (the main window calls this)."""
-        if self.worker is not None:
-            self.worker.cancel.set()
-            self.worker.thread.join()
-            self.worker = None
-        self.exporter.wait()
-
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        self.shutdown()
-        super().closeEvent(event)
-
-
-def _levels(ys):
-    """Position -> the nearest decoded (unwrapped) index at or before it (else after it)."""
-    known = [(i, u) for i, u in enumerate(ys) if u is not None]
-    pos = np.array([i for i, _ in known], np.int64)
-    val = np.array([u for _, u in known], np.float64)
-
-    def level(p) -> float:
-        if pos.size == 0:
-            return 0.0
-        k = int(np.searchsorted(pos, p, side="right")) - 1
-        return float(val[max(k, 0)])
-
-    return level
-
 
 def create_panel(main_window=None) -> DecodePanel:
     """The panel for the main window's dock (see ``app/panels/__init__.py``)."""

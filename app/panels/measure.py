@@ -1,25 +1,25 @@
 """The Measure panel: race the render paths on a band, see the verdict, save and ship it.
 
-The widget shows and collects; the race (``core.decisions.race.race_band``) and the cache
-(``core.decisions.cache``) do the work.  A race runs on a worker thread as an
-immutable :class:`RaceRequest`: the worker drives the race generator, posts
-progress back through queued signals (a few times a second) and stops at the
-next step when cancelled; a cancelled race records nothing.  Saving, export and
-import run on a worker thread too (the cache lock may wait on another process).
+The widget shows and collects; the race (``core.decisions.RaceRequest.steps``) and the cache
+(``core.decisions.cache``) do the work.  A race runs from an immutable ``RaceRequest`` as the
+panel's job (:class:`~app.workers.JobPanel`, a :class:`~app.workers.GeneratorWorker`):
+progress arrives on the GUI thread a few times a second (and at every change of phase),
+Cancel stops it at the next step, and a cancelled race records nothing.  Saving, export and
+import run on the panel's :class:`~app.workers.TaskRunner` (the cache lock may wait on another
+process).  The chart is :class:`~app.panels.race_chart.RaceChart`.
 
 For the main window (``app/panels/__init__.py``): ``PANEL_TITLE``, ``PANEL_AREA`` and
 ``create_panel(main_window)``; ``shutdown()`` stops the workers.
+
+One piece (about 530 lines): band picker, candidates, race controls, the live table and the
+decision files are one form -- every state change goes through ``_update_buttons``, and the
+table and chart are redrawn together from each progress and result -- so what stands alone
+(the worker, the chart) has moved out and the rest is its layout and its slots.
 """
 
 from __future__ import annotations
 
-import threading
-import time
-from dataclasses import dataclass
-
-import numpy as np
-import pyqtgraph as pg
-from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -40,15 +40,16 @@ from PySide6.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
-    QWidget,
 )
 
+from app.panels.race_chart import WINNER_COLOUR, RaceChart
+from app.workers import JobPanel
 from core.decisions import (
     BAND_FORMATS,
     RESOLUTIONS,
     Band,
-    RaceCancelled,
     RaceProgress,
+    RaceRequest,
     RaceResult,
     RaceSettings,
     families,
@@ -59,101 +60,10 @@ from core.engine import PATHS
 PANEL_TITLE = "Measure"
 PANEL_AREA = "bottom"
 CUSTOM = "custom WxH"
-WINNER_COLOUR = QColor(46, 160, 67)
-BAR_COLOUR = QColor(90, 130, 200)
 COLUMNS = ["path", "status", "median ms", "spread ms", "compile s", "vs default", "note"]
 
 
-@dataclass(frozen=True)
-class RaceRequest:
-    """Everything a race needs, built on the GUI thread and never changed after."""
-
-    band: Band
-    device: str
-    paths: tuple[str, ...]
-    settings: RaceSettings
-
-
-class RaceWorker(QObject):
-    """Runs one race on its own thread; signals arrive queued on the GUI thread."""
-
-    progressed = Signal(object)   # RaceProgress
-    finished = Signal(object)     # RaceResult
-    cancelled = Signal(str)
-    failed = Signal(str)
-
-    def __init__(self, request: RaceRequest, clock=time.perf_counter, min_interval_s: float = 0.1):
-        super().__init__()
-        self.request = request
-        self.clock = clock
-        self.min_interval_s = min_interval_s
-        self.cancel = threading.Event()
-        self.thread = threading.Thread(target=self._run, name="testcard-race", daemon=True)
-
-    def start(self) -> None:
-        self.thread.start()
-
-    def _run(self) -> None:
-        from core.decisions import race_band
-
-        r = self.request
-        last = -1e9
-        last_phase = None
-        try:
-            gen = race_band(r.band, r.device, list(r.paths), settings=r.settings, cancel=self.cancel)
-            while True:
-                try:
-                    p = next(gen)
-                except StopIteration as stop:
-                    result = stop.value
-                    break
-                now = self.clock()
-                if p.phase != last_phase or now - last >= self.min_interval_s:
-                    last, last_phase = now, p.phase
-                    self.progressed.emit(p)
-        except RaceCancelled:
-            self.cancelled.emit(f"race for {r.band.name} cancelled; nothing recorded")
-            return
-        except Exception as exc:  # shown in the panel; the app keeps running
-            self.failed.emit(f"{type(exc).__name__}: {exc}")
-            return
-        self.finished.emit(result)
-
-
-class _Task(QObject):
-    """A short piece of file work (save, export, import) on a thread; result on the GUI thread."""
-
-    done = Signal(object, object, object)   # callback, result, exception
-
-    def __init__(self):
-        super().__init__()
-        self.done.connect(self._deliver)
-        self.threads: list[threading.Thread] = []
-
-    def submit(self, fn, on_done) -> None:
-        def run():
-            try:
-                out = fn()
-            except Exception as exc:  # delivered to on_done as the exception
-                self.done.emit(on_done, None, exc)
-            else:
-                self.done.emit(on_done, out, None)
-
-        t = threading.Thread(target=run, name="testcard-decisions-io", daemon=True)
-        self.threads = [x for x in self.threads if x.is_alive()] + [t]
-        t.start()
-
-    @Slot(object, object, object)
-    def _deliver(self, callback, result, exc) -> None:
-        callback(result, exc)
-
-    def wait(self) -> None:
-        for t in self.threads:
-            t.join()
-        self.threads = []
-
-
-class MeasurePanel(QWidget):
+class MeasurePanel(JobPanel):
     """Band picker, candidates, start/cancel, progress, live results, chart, save/export/import."""
 
     race_started = Signal(str)
@@ -167,18 +77,12 @@ class MeasurePanel(QWidget):
     file_failed = Signal(str)
 
     def __init__(self, parent=None):
-        super().__init__(parent)
-        try:  # the binding defect the app guards against also bites signal-heavy panels
-            from app.qt_compat import guard_singleton_refcounts
-
-            guard_singleton_refcounts()
-        except ImportError:  # pragma: no cover
-            pass
+        super().__init__("testcard-decisions-io", parent)
         self.setWindowTitle(PANEL_TITLE)
-        self.worker: RaceWorker | None = None
+        self.race_request: RaceRequest | None = None   # the race the worker runs
+        self._shown_phase: str | None = None
         self.result: RaceResult | None = None
         self.saved_key: str | None = None
-        self.io = _Task()
         self._paths_here: dict[str, str | None] = {}
         self._build()
         self._device_changed()
@@ -270,18 +174,7 @@ class MeasurePanel(QWidget):
         self.table.horizontalHeader().setStretchLastSection(True)
         right.addWidget(self.table, 1)
 
-        self.plot = pg.PlotWidget()
-        self.plot.setLabel("left", "median frame time", units="ms")
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.hideButtons()
-        self.plot.setMinimumHeight(160)
-        self.bars = pg.BarGraphItem(x=np.zeros(0, dtype=np.float64), height=np.zeros(0), width=0.6)
-        self.error_bars = pg.ErrorBarItem(x=np.zeros(0, dtype=np.float64), y=np.zeros(0),
-                                          height=np.zeros(0), beam=0.2)
-        self.winner_text = pg.TextItem("", color=WINNER_COLOUR, anchor=(0.5, 1.0))
-        self.plot.addItem(self.bars)
-        self.plot.addItem(self.error_bars)
-        self.plot.addItem(self.winner_text)
+        self.plot = RaceChart()
         right.addWidget(self.plot, 1)
 
         self.verdict_label = QLabel("")
@@ -400,10 +293,6 @@ class MeasurePanel(QWidget):
                                     and self.result.winner is not None and self.saved_key is None)
 
     # ------------------------------------------------------------ the race
-    @property
-    def running(self) -> bool:
-        return self.worker is not None
-
     def request(self) -> RaceRequest:
         band = self.band()
         if band is None:
@@ -429,42 +318,44 @@ class MeasurePanel(QWidget):
         self.verdict_label.setText("")
         self.progress_bar.setValue(0)
         self.status_label.setText(f"Starting {req.band.name} on {req.device}...")
-        self.worker = RaceWorker(req)
-        self.worker.progressed.connect(self._on_progress)
-        self.worker.finished.connect(self._on_finished)
-        self.worker.cancelled.connect(self._on_cancelled)
-        self.worker.failed.connect(self._on_failed)
+        self.race_request, self._shown_phase = req, None
+        worker = self.start_job(req.steps, name="testcard-race", yielded=self._on_progress,
+                                returned=self._on_finished, errored=self._on_errored,
+                                aborted=self._on_aborted)
         self._update_buttons()
-        self.worker.start()
+        worker.start()
         self.race_started.emit(req.band.name)
 
     @Slot()
     def cancel(self) -> None:
-        if self.worker is not None:
-            self.worker.cancel.set()
+        if self.cancel_job():
             self.status_label.setText("Cancelling (a compile in progress finishes first)...")
             self.cancel_button.setEnabled(False)
 
     def _end_worker(self) -> None:
-        w, self.worker = self.worker, None
-        if w is not None:
-            w.thread.join()
-            for sig in (w.progressed, w.finished, w.cancelled, w.failed):
-                sig.disconnect()
+        self.end_job()
         self._update_buttons()
 
     @Slot(object)
-    def _on_progress(self, p: RaceProgress) -> None:
-        if self.worker is None:
-            return
+    def _on_progress(self, batch: list[RaceProgress]) -> None:
+        """Show the newest progress, and every change of phase on the way to it."""
+        for i, p in enumerate(batch):
+            if self.worker is None:
+                return
+            if p.phase != self._shown_phase or i == len(batch) - 1:
+                self._shown_phase = p.phase
+                self._show_progress(p)
+
+    def _show_progress(self, p: RaceProgress) -> None:
+        req = self.race_request
         self.progress_bar.setValue(int(p.fraction * 1000))
         what = {"open": f"starting {p.candidate} (compiling where it compiles)",
                 "parity": "checking parity with numpy",
-                "round": f"round {p.round + 1}/{self.worker.request.settings.rounds}: {p.candidate}",
+                "round": f"round {p.round + 1}/{req.settings.rounds}: {p.candidate}",
                 "done": "deciding"}[p.phase]
         left = "time left unknown" if p.remaining_s is None else f"about {_duration(p.remaining_s)} left"
-        self.status_label.setText(f"{self.worker.request.band.name}: {what}; {left}")
-        self._show_rows({n: (m, None) for n, m in p.medians_ms.items()}, self.worker.request.paths, None)
+        self.status_label.setText(f"{req.band.name}: {what}; {left}")
+        self._show_rows({n: (m, None) for n, m in p.medians_ms.items()}, req.paths, None)
         self.race_progressed.emit(p)
 
     @Slot(object)
@@ -477,14 +368,21 @@ class MeasurePanel(QWidget):
         self._update_buttons()
         self.race_finished.emit(result)
 
-    @Slot(str)
+    @Slot()
+    def _on_aborted(self) -> None:
+        # the race raised after Cancel: RaceCancelled, or whatever stopped it on the way out
+        self._on_cancelled(f"race for {self.race_request.band.name} cancelled; nothing recorded")
+
+    @Slot(object)
+    def _on_errored(self, exc: Exception) -> None:
+        self._on_failed(f"{type(exc).__name__}: {exc}")
+
     def _on_cancelled(self, message: str) -> None:
         self._end_worker()
         self.status_label.setText(message)
         self.progress_bar.setValue(0)
         self.race_cancelled.emit(message)
 
-    @Slot(str)
     def _on_failed(self, message: str) -> None:
         self._end_worker()
         self.status_label.setText(f"Race failed: {message}")
@@ -521,31 +419,7 @@ class MeasurePanel(QWidget):
                 item.setForeground(QBrush(WINNER_COLOUR if result is not None and name == result.winner
                                           else self.palette().text().color()))
         timed = [(n, rows[n][0], rows[n][1]) for n in names if n in rows and rows[n][0] is not None]
-        x = np.arange(len(timed), dtype=np.float64)
-        heights = np.array([t[1] for t in timed], dtype=np.float64)
-        spreads = np.array([(t[2].spread_ms or 0.0) if t[2] is not None else 0.0 for t in timed],
-                           dtype=np.float64)
-        winner = result.winner if result is not None else None
-        brushes = [pg.mkBrush(WINNER_COLOUR if t[0] == winner else BAR_COLOUR) for t in timed]
-        self.bars.setOpts(x=x, height=heights, width=0.6, brushes=brushes)
-        self.error_bars.setData(x=x, y=heights, height=2 * spreads, beam=0.2)
-        self.plot.getAxis("bottom").setTicks([[(float(i), t[0]) for i, t in enumerate(timed)]])
-        if winner is not None and any(t[0] == winner for t in timed):
-            i = [t[0] for t in timed].index(winner)
-            self.winner_text.setText("winner")
-            self.winner_text.setPos(float(i), float(heights[i] + spreads[i]))
-        else:
-            self.winner_text.setText("")
-        if len(timed):
-            self.plot.setXRange(-0.6, len(timed) - 0.4, padding=0)
-            self.plot.setYRange(0, float((heights + spreads).max()) * 1.15 or 1.0, padding=0)
-
-    def bar_data(self) -> dict:
-        """What the chart shows (for tests): x, heights, spreads and the winner's label."""
-        opts = self.bars.opts
-        return {"x": np.asarray(opts.get("x")), "height": np.asarray(opts.get("height")),
-                "spread": np.asarray(self.error_bars.opts.get("height")) / 2,
-                "brushes": opts.get("brushes"), "winner_label": self.winner_text.toPlainText()}
+        self.plot.show_timed(timed, result.winner if result is not None else None)
 
     # ------------------------------------------------------------ save, export, import
     @Slot()
@@ -556,7 +430,7 @@ class MeasurePanel(QWidget):
 
         result = self.result
         self.save_button.setEnabled(False)
-        self.io.submit(lambda: record_result(result), self._saved)
+        self.tasks.submit(lambda: record_result(result), self._saved)
 
     def _saved(self, key, exc) -> None:
         if exc is not None:
@@ -572,7 +446,7 @@ class MeasurePanel(QWidget):
         """Write this box's verdicts (all bands, or ``bands``) to ``path`` off the GUI thread."""
         from core.decisions import export_decisions
 
-        self.io.submit(lambda: export_decisions(path, bands=bands),
+        self.tasks.submit(lambda: export_decisions(path, bands=bands),
                        lambda n, exc: self._exported(path, n, exc))
 
     def _exported(self, path, n, exc) -> None:
@@ -586,7 +460,7 @@ class MeasurePanel(QWidget):
         """Merge a decision file off the GUI thread; the receipt is shown when it is done."""
         from core.decisions import import_decisions
 
-        self.io.submit(lambda: import_decisions(path), self._imported)
+        self.tasks.submit(lambda: import_decisions(path), self._imported)
 
     def _imported(self, receipt, exc) -> None:
         if exc is not None:
@@ -616,20 +490,6 @@ class MeasurePanel(QWidget):
         path, _ = QFileDialog.getOpenFileName(self, "Import decisions", "", "Decision files (*.json)")
         if path:
             self.import_from(path)
-
-    # ------------------------------------------------------------ lifetime
-    def shutdown(self) -> None:
-        """Cancel a running race and wait for every worker thread (the main window calls this)."""
-        if self.worker is not None:
-            self.worker.cancel.set()
-            self.worker.thread.join()
-            self.worker = None
-        self.io.wait()
-
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        self.shutdown()
-        super().closeEvent(event)
-
 
 def _num(v, nd: int = 3) -> str:
     return "" if v is None else f"{v:.{nd}f}"

@@ -4,12 +4,13 @@ and where it is placed."""
 from app.preview.frame_loop import FrameLoop
 from app.preview.output import OutputController, qscreen_named, screen_record, screen_records
 from app.preview.placement import ScreenRecord, frame_rect, place_output, primary_screen
-from app.preview.presenter import GLPresenter, RasterPresenter, gl_problem, request_surface_format
+from app.preview.presenter import GLPresenter, Presenter, RasterPresenter, gl_problem
 
 __all__ = [
     "FrameLoop",
     "GLPresenter",
     "OutputController",
+    "Presenter",
     "RasterPresenter",
     "ScreenRecord",
     "frame_rect",
@@ -17,7 +18,6 @@ __all__ = [
     "place_output",
     "primary_screen",
     "qscreen_named",
-    "request_surface_format",
     "screen_record",
     "screen_records",
 ]

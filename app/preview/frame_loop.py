@@ -9,6 +9,9 @@ precise timer at the screen's refresh rate with absolute deadlines; the
 far faster than the screen period and switches over.  The GUI thread never
 waits for a swap.
 
+It presents with any :class:`~app.preview.presenter.Presenter` (the preview, the output
+window, and the preview again as a passive mirror while an output is up).
+
 The frame index advances exactly once per presented frame (frozen while
 paused; stepped by :meth:`step`).  A render error is reported and the last
 good frame stays on screen; the loop keeps running.
@@ -20,8 +23,9 @@ import time
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
+from app.preview.presenter import Presenter
 from core.decisions import choose_path_for
-from core.engine import Engine
+from core.engine import Engine, RenderedFrame
 from core.timing import TIMER, VSYNC, DeadlineSchedule, PacingMonitor, Timeline
 
 
@@ -51,15 +55,15 @@ class FrameLoop(QObject):
         self.path_source = "default"
         self.path_reason = ""
         self.fmt = "rgb8"
-        self.engine = None
+        self.engine: Engine | None = None
         self.last_error: str | None = None
         self.rounding_note = ""
         self.monitor = PacingMonitor(1000.0 / 60.0)
         self.period_ms = 1000.0 / 60.0
-        self.presenter = None
-        self.mirror = None
+        self.presenter: Presenter | None = None
+        self.mirror: Presenter | None = None
         self._mirror_t = 0.0
-        self._pending = None
+        self._pending: RenderedFrame | None = None
         self._pending_t = 0.0
         self._uploaded = None
         self._running = False
@@ -77,7 +81,7 @@ class FrameLoop(QObject):
     def mode(self) -> str:
         return self.monitor.mode
 
-    def attach(self, presenter, refresh_hz: float) -> None:
+    def attach(self, presenter: Presenter, refresh_hz: float) -> None:
         """Make ``presenter`` the one that paces the loop (the output window or the preview)."""
         if self.presenter is not None:
             try:
@@ -95,7 +99,7 @@ class FrameLoop(QObject):
         if self._running:
             self._kick()
 
-    def set_mirror(self, presenter) -> None:
+    def set_mirror(self, presenter: Presenter | None) -> None:
         """A second presenter refreshed a few times a second (the preview while an output is up)."""
         self.mirror = presenter
 
@@ -173,12 +177,13 @@ class FrameLoop(QObject):
         self.engine_changed.emit()
 
     def _update_notes(self) -> None:
-        self.rounding_note = "" if getattr(self.engine, "exact", True) else (
-            f"{self.fmt[3:]}-bit surface: " + getattr(self.engine, "note", "code values are rounded"))
+        self.rounding_note = "" if self.engine.exact else (
+            f"{self.fmt[3:]}-bit surface: " + self.engine.note)
 
     @property
     def active_path(self) -> str:
-        return getattr(self.engine, "active_path", self.path)
+        """The path serving frames now (the decided one, or its stand-in while it compiles)."""
+        return self.engine.active_path if self.engine is not None else self.path
 
     # ------------------------------------------------------------ running
     def start(self) -> None:

@@ -1,7 +1,9 @@
 """Presenters: put the engine's display-ready bytes on screen and say when they got there.
 
-Two implementations share one small interface (``set_frame``,
-``request_present``, the ``presented`` signal, ``one_to_one``):
+:class:`Presenter` is what the frame loop presents with (``set_frame``,
+``request_present``, the ``presented`` and ``surface_ready`` signals, ``kind``,
+``vsync_capable``, ``surface_bits``).  Two implementations, which the main window also
+asks for ``set_one_to_one``, ``key_pressed``, ``grab_image`` and ``release``:
 
 * :class:`GLPresenter` -- a ``QOpenGLWindow`` with swap interval 1.  The frame
   is uploaded with ``glTexSubImage2D`` into the colour texture of a frame
@@ -19,10 +21,11 @@ Neither draws the pattern itself: what is shown is the engine's frame.
 from __future__ import annotations
 
 import time
+from typing import Protocol, runtime_checkable
 
 import numpy as np
-from PySide6.QtCore import QRect, Qt, Signal
-from PySide6.QtGui import QGuiApplication, QImage, QOpenGLContext, QPainter, QSurfaceFormat
+from PySide6.QtCore import QRect, Qt, Signal, SignalInstance
+from PySide6.QtGui import QGuiApplication, QImage, QOpenGLContext, QPainter
 from PySide6.QtOpenGL import QOpenGLFramebufferObject, QOpenGLFramebufferObjectFormat, QOpenGLWindow
 from PySide6.QtWidgets import QWidget
 
@@ -42,21 +45,22 @@ GL_NEAREST = 0x2600
 GL_LINEAR = 0x2601
 
 
-def request_surface_format(ten_bit: bool = True) -> None:
-    """Ask every GL window for swap interval 1 (and 10 bits per channel where granted).
+@runtime_checkable
+class Presenter(Protocol):
+    """What :class:`~app.preview.frame_loop.FrameLoop` presents with (the preview, the output
+    window and the mirror are each one of these)."""
 
-    Must run before the QApplication exists.  Both are requests: the granted
-    format is checked per window (:attr:`GLPresenter.surface_bits`).
-    """
-    fmt = QSurfaceFormat()
-    fmt.setSwapInterval(1)
-    fmt.setSwapBehavior(QSurfaceFormat.SwapBehavior.DoubleBuffer)
-    if ten_bit:
-        fmt.setRedBufferSize(10)
-        fmt.setGreenBufferSize(10)
-        fmt.setBlueBufferSize(10)
-        fmt.setAlphaBufferSize(2)
-    QSurfaceFormat.setDefaultFormat(fmt)
+    presented: SignalInstance      # (paint_start_s, done_s, upload_ms) once per present
+    surface_ready: SignalInstance  # (surface_bits) once the surface's real format is known
+    kind: str                      # "opengl", "raster": named in pacing reasons and benchmarks
+    vsync_capable: bool            # False: its presents never wait for a vblank; pace by timer
+    surface_bits: int              # 8 or 10: the format the engine renders for it
+
+    def set_frame(self, data: np.ndarray) -> None:
+        """Take the engine's display-ready bytes for the next present."""
+
+    def request_present(self) -> None:
+        """Present the last frame set; ``presented`` follows, never from inside this call."""
 
 
 def gl_problem() -> str | None:

@@ -1,18 +1,24 @@
-"""The control window: catalog, parameters, live preview, timing, output, status."""
+"""The control window: catalog, parameters, live preview, timing, output, status.
+
+One piece (about 550 lines) on purpose: the window is the controller between the docks, the
+frame loop and the output window, and what is left here is its construction and the slots its
+widgets and actions call -- choosing patterns and presets, building the spec, pausing and
+stepping, the output screen, saving, and storing the settings.  What could stand alone has:
+the menus and their actions (``menus``), the status bar (``status_bar``), each dock
+(``catalog``, ``param_editor``, ``timing_dock``, ``log_dock``).  Cutting the rest further
+would mean separating a controller object from the widget, a rewrite rather than a move.
+"""
 
 from __future__ import annotations
 
 import os
-import statistics
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
+from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
-    QLabel,
     QMainWindow,
-    QMessageBox,
     QScrollArea,
     QVBoxLayout,
     QWidget,
@@ -28,22 +34,27 @@ from app.preview import (
     gl_problem,
     qscreen_named,
     screen_record,
-    screen_records,
 )
 from app.window.catalog import CatalogPanel
 from app.window.log_dock import LogDock
+from app.window.menus import build_menus, rebuild_output_menu
 from app.window.param_editor import FrameSettings, ParamEditor
-from app.window.timing_dock import TimingDock, timeline_columns, timing_view
-from app.workers import Worker
-from core import version
+from app.window.status_bar import StatusBar
+from app.window.timing_dock import TimingDock
+from app.workers import TaskRunner
 from core.patterns import get_pattern, make_spec
-from core.timing import TIMER
+from core.timing import TIMER, timeline_columns, timing_view
 
 
 def _jsonable(v):
     if isinstance(v, tuple):
         return [_jsonable(x) for x in v]
     return v
+
+
+def _either(on_result, on_error):
+    """A :class:`~app.workers.TaskRunner` callback: ``on_result(result)`` or ``on_error(exc)``."""
+    return lambda result, exc: on_error(exc) if exc is not None else on_result(result)
 
 
 class MainWindow(QMainWindow):
@@ -61,8 +72,8 @@ class MainWindow(QMainWindow):
         self.setObjectName("MainWindow")
         self.persist = persist
         self.settings = settings if settings is not None else settings_mod.load()
-        self.worker = Worker(self)
-        self.stats_worker = Worker(self)   # timing statistics, so a long timeline never stalls a frame
+        self.worker = TaskRunner("testcard-io", self)
+        self.stats_worker = TaskRunner("testcard-stats", self)   # so a long timeline never stalls a frame
         self._panels: list[QWidget] = []
         self._closing = False
 
@@ -132,7 +143,8 @@ class MainWindow(QMainWindow):
         self.spec = spec if spec is not None else self._initial_spec(name)
 
         # ---- loop
-        self._build_status_bar()
+        self.status_bar = StatusBar(self)
+        self.setStatusBar(self.status_bar)
         self.loop = FrameLoop(self.spec, device=self.frame_settings.device_setting(), frame_limit=frame_limit,
                               reuse_static=reuse_static, parent=self)
         self.loop.render_failed.connect(self._on_render_failed)
@@ -153,7 +165,7 @@ class MainWindow(QMainWindow):
         self.frame_settings.changed.connect(self._on_frame_settings)
         self.timing.reset_requested.connect(self.reset_timing)
         self.timing.export_requested.connect(self.export_timeline_dialog)
-        self._build_menus()
+        build_menus(self)
         self.preview.set_one_to_one(s.one_to_one)
         self.act_one_to_one.setChecked(s.one_to_one)
         self.preview.key_pressed.connect(self._on_presenter_key)
@@ -328,76 +340,7 @@ class MainWindow(QMainWindow):
     def _remember_params(self) -> None:
         self.settings.params[self.spec.pattern] = {k: _jsonable(v) for k, v in self.spec.params}
 
-    # ------------------------------------------------------------ menus and status
-    def _action(self, text, slot, shortcut=None, checkable=False, menu=None) -> QAction:
-        a = QAction(text, self)
-        if shortcut:
-            a.setShortcut(QKeySequence(shortcut))
-            a.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
-        a.setCheckable(checkable)
-        a.triggered.connect(slot)
-        self.addAction(a)
-        if menu is not None:
-            menu.addAction(a)
-        return a
-
-    def _build_menus(self) -> None:
-        mb = self.menuBar()
-        f = mb.addMenu("&File")
-        self.act_save = self._action("&Save current frame\u2026", self.save_frame_dialog, "Ctrl+S", menu=f)
-        self.act_export = self._action("&Export timing CSV\u2026", self.export_timeline_dialog, menu=f)
-        f.addSeparator()
-        self.act_quit = self._action("&Quit", self.close, "Ctrl+Q", menu=f)
-        v = mb.addMenu("&View")
-        self.menu_view = v
-        self.act_pause = self._action("&Pause", self.set_paused, "Space", checkable=True, menu=v)
-        self.act_back = self._action("Step &back", lambda: self.step(-1), "Left", menu=v)
-        self.act_forward = self._action("Step &forward", lambda: self.step(1), "Right", menu=v)
-        self.act_back.setEnabled(False)
-        self.act_forward.setEnabled(False)
-        v.addSeparator()
-        self.act_one_to_one = self._action("&1:1 pixels", self.set_one_to_one, "Ctrl+1", checkable=True,
-                                           menu=v)
-        self.act_reset = self._action("&Reset timing", self.reset_timing, "Ctrl+R", menu=v)
-        v.addSeparator()
-        for dock in self.docks.values():
-            v.addAction(dock.toggleViewAction())
-        self._build_presets_menu(mb)
-        o = mb.addMenu("&Output")
-        self.menu_output = o
-        self.screen_group = QActionGroup(self)
-        self.screen_group.setExclusive(True)
-        self.act_fullscreen = self._action("&Fullscreen output", self.toggle_fullscreen, "F11",
-                                           checkable=True)
-        self.act_leave = self._action("&Leave fullscreen", self.leave_fullscreen, "Esc")
-        self.act_leave.setEnabled(False)
-        o.aboutToShow.connect(self._rebuild_output_menu)
-        self._rebuild_output_menu()
-        h = mb.addMenu("&Help")
-        self._action("&About testcard", self._about, menu=h)
-
-    def _build_presets_menu(self, mb) -> None:
-        """Named pattern sets (built-in and the settings folder's presets/); PgUp/PgDown step."""
-        from app.settings import config_dir
-        from core.patterns import load_presets
-
-        m = mb.addMenu("P&resets")
-        self.preset = None
-        self.preset_pos = 0
-        try:
-            self.presets, problems = load_presets([config_dir() / "presets"])
-        except ValueError as exc:
-            self.presets, problems = [], [str(exc)]
-        for why in problems:
-            self.log(f"preset skipped: {why}")
-        for preset in self.presets:
-            act = self._action(preset.name, lambda _=False, p=preset: self.choose_preset(p.name), menu=m)
-            act.setToolTip(preset.description)
-        m.setToolTipsVisible(True)
-        m.addSeparator()
-        self.act_preset_next = self._action("&Next entry", lambda: self.step_preset(1), "PgDown", menu=m)
-        self.act_preset_prev = self._action("&Previous entry", lambda: self.step_preset(-1), "PgUp", menu=m)
-
+    # ------------------------------------------------------------ presets and output screens
     def choose_preset(self, name: str) -> bool:
         """Show the first entry of a preset; the others follow with PgDown / PgUp."""
         preset = next((p for p in self.presets if p.name == name), None)
@@ -432,23 +375,7 @@ class MainWindow(QMainWindow):
         return ok
 
     def _rebuild_output_menu(self) -> None:
-        o = self.menu_output
-        o.clear()
-        for a in self.screen_group.actions():
-            self.screen_group.removeAction(a)
-        current = self.output_screen()
-        for rec in screen_records():
-            a = QAction(rec.label, o)  # owned by the menu: clear() deletes it next time
-            a.setCheckable(True)
-            a.setChecked(current is not None and rec.name == current.name())
-            a.setData(rec.name)
-            a.triggered.connect(lambda _c=False, n=rec.name: self.choose_output_screen(n))
-            self.screen_group.addAction(a)
-            o.addAction(a)
-        o.addSeparator()
-        o.addAction(self.act_fullscreen)
-        o.addAction(self.act_leave)
-        self.frame_settings.set_native(self.output_native_size())
+        rebuild_output_menu(self)
 
     def choose_output_screen(self, name: str) -> None:
         self.settings.output_screen = name
@@ -458,41 +385,12 @@ class MainWindow(QMainWindow):
         if self.output.is_open:
             self.output.open(name)
 
-    def _build_status_bar(self) -> None:
-        sb = self.statusBar()
-        self.st_path = QLabel()
-        self.st_device = QLabel()
-        self.st_size = QLabel()
-        self.st_fps = QLabel()
-        self.st_pacing = QLabel()
-        self.st_notice = QLabel()
-        for w in (self.st_path, self.st_device, self.st_size, self.st_fps, self.st_pacing, self.st_notice):
-            sb.addPermanentWidget(w)
-
+    # ------------------------------------------------------------ status and live figures
     def _update_status(self) -> None:
-        lp = getattr(self, "loop", None)
-        if lp is None:
-            return
-        active = lp.active_path
-        path = f"path {lp.path} ({lp.path_source})"
-        if active != lp.path:
-            path += f", serving {active} while it compiles"
-        self.st_path.setText(path)
-        self.st_path.setToolTip(lp.path_reason or "")
-        self.st_device.setText(lp.device)
-        s = self.spec
-        self.st_size.setText(f"{s.width}x{s.height} {s.bit_depth}-bit {'limited' if s.limited else 'full'}"
-                             f" \u2192 {lp.fmt}")
-        if lp.mode == TIMER:
-            self.st_pacing.setText(f"timer-paced {1000.0 / lp.period_ms:.2f} Hz")
-        else:
-            self.st_pacing.setText("vsync-locked")
-        self.st_pacing.setToolTip(lp.monitor.reason)
-        self.st_notice.setText(lp.rounding_note)
+        self.status_bar.show_loop(self.loop, self.spec)
 
     def status_texts(self) -> dict[str, str]:
-        return {"path": self.st_path.text(), "device": self.st_device.text(), "size": self.st_size.text(),
-                "fps": self.st_fps.text(), "pacing": self.st_pacing.text(), "notice": self.st_notice.text()}
+        return self.status_bar.texts()
 
     def _after_present(self, _index: int) -> None:
         now = self.loop.clock()
@@ -506,22 +404,17 @@ class MainWindow(QMainWindow):
     def _refresh_live(self) -> None:
         self._refreshed_at = self.loop.clock()
         tl = self.loop.timeline
-        recent = tl.column("present_s", last=61)
-        if len(recent) > 1:
-            iv = [b - a for a, b in zip(recent[:-1], recent[1:], strict=True)]
-            self.st_fps.setText(f"{1.0 / statistics.median(iv):.1f} fps")
-        else:
-            self.st_fps.setText("\u2013 fps")
+        self.status_bar.show_fps(tl.column("present_s", last=61))
         self._update_status()
         if self.timing.isVisible() and not self.stats_worker.busy:
-            pacing = self.st_pacing.text()
+            pacing = self.status_bar.st_pacing.text()
             if self.loop.monitor.reason:
                 pacing += f": {self.loop.monitor.reason}"
             cols, period = timeline_columns(tl), self.loop.period_ms
             window = self.timing.WINDOW_S
             self.stats_worker.submit(lambda: timing_view(*cols, period, window),
-                                     lambda view: self.timing.show_view(view, pacing),
-                                     lambda exc: self.log(f"timing statistics failed: {exc}"))
+                                     _either(lambda view: self.timing.show_view(view, pacing),
+                                             lambda exc: self.log(f"timing statistics failed: {exc}")))
 
     def _notice(self, message: str, log: bool = True) -> None:
         self.statusBar().showMessage(message, 10000)
@@ -537,10 +430,6 @@ class MainWindow(QMainWindow):
             self.log(f"timer-paced at {1000.0 / self.loop.period_ms:.2f} Hz: {reason}")
         elif reason:
             self.log(reason)
-
-    def _about(self) -> None:
-        QMessageBox.about(self, "testcard", f"testcard {version()}\nDisplay test patterns as exact code "
-                          "values, frame timing against the refresh budget.")
 
     # ------------------------------------------------------------ actions
     def set_paused(self, paused: bool) -> None:
@@ -617,8 +506,9 @@ class MainWindow(QMainWindow):
 
             return save_frame(path, spec, render(spec, index), index, backend="numpy", device=None)
 
-        self.worker.submit(work, lambda p: self._notice(f"saved frame {index} to {p} (+ .json sidecar)"),
-                           lambda exc: self._notice(f"could not save {path}: {exc}"))
+        self.worker.submit(work, _either(
+            lambda p: self._notice(f"saved frame {index} to {p} (+ .json sidecar)"),
+            lambda exc: self._notice(f"could not save {path}: {exc}")))
 
     def export_timeline_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export frame timeline", "timeline.csv", "CSV (*.csv)")
@@ -628,8 +518,8 @@ class MainWindow(QMainWindow):
     def export_timeline_to(self, path: str) -> None:
         snap = self.loop.timeline.snapshot()
         self.worker.submit(lambda: snap.write_csv(path),
-                           lambda n: self._notice(f"wrote {n} frames to {path}"),
-                           lambda exc: self._notice(f"could not write {path}: {exc}"))
+                           _either(lambda n: self._notice(f"wrote {n} frames to {path}"),
+                                   lambda exc: self._notice(f"could not write {path}: {exc}")))
 
     # ------------------------------------------------------------ closing
     def store_settings(self) -> None:
@@ -661,7 +551,7 @@ class MainWindow(QMainWindow):
             for panel in self._panels:
                 if hasattr(panel, "shutdown"):
                     panel.shutdown()
-            self.worker.shutdown()
-            self.stats_worker.shutdown()
+            self.worker.wait()
+            self.stats_worker.wait()
             self.preview.release()
         super().closeEvent(event)

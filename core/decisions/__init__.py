@@ -18,7 +18,7 @@ from core.decisions.bands import (
     representative_spec,
 )
 from core.decisions.cache import DecisionCache, DecisionCacheWarning, cache_path, record_result
-from core.decisions.candidates import band_candidates, race_band
+from core.decisions.candidates import RaceRequest, band_candidates
 from core.decisions.choose import choose_path, choose_path_for, parse_pin
 from core.decisions.exchange import (
     export_decisions,
@@ -61,6 +61,7 @@ __all__ = [
     "RESOLUTIONS",
     "RaceCancelled",
     "RaceProgress",
+    "RaceRequest",
     "RaceResult",
     "RaceSettings",
     "SCHEMA",
@@ -85,7 +86,6 @@ __all__ = [
     "parse_document",
     "parse_pin",
     "race",
-    "race_band",
     "read_decision_file",
     "record_result",
     "representative_spec",

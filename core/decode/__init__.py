@@ -9,7 +9,15 @@ frame, ``exact`` reads a panel at a known geometry, ``job`` decodes a whole capt
 from core.decode.bench import bench_decode
 from core.decode.exact import decode_counter, read_robust_exact
 from core.decode.job import STATUSES, CaptureDecoder, DecodeJob, DecodeRequest, FrameReading, decode_path
-from core.decode.report import check_plot_path, format_event, summary_lines, unwrap, write_csv, write_plot
+from core.decode.report import (
+    check_plot_path,
+    format_event,
+    summary_lines,
+    unwrap,
+    write_csv,
+    write_plot,
+    write_report,
+)
 from core.decode.sequence import analyse
 
 __all__ = [
@@ -29,4 +37,5 @@ __all__ = [
     "unwrap",
     "write_csv",
     "write_plot",
+    "write_report",
 ]

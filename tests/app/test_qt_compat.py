@@ -2,9 +2,13 @@
 
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+import pytest
+
+from tests.helpers import ROOT
+
+pytestmark = pytest.mark.qt
+
 
 LOOP = """
 import sys

@@ -4,6 +4,8 @@ import pytest
 
 from app.preview import ScreenRecord, frame_rect, place_output, primary_screen
 
+pytestmark = pytest.mark.qt
+
 LAPTOP = ScreenRecord("eDP-1", 0, 0, 1920, 1200, dpr=1.0, refresh_hz=60.0, primary=True)
 TV = ScreenRecord("HDMI-1", 1920, 0, 1920, 1080, dpr=2.0, refresh_hz=119.88)   # a 4K panel at 200 %
 SIDE = ScreenRecord("DP-2", -2560, 0, 2560, 1440, dpr=1.0, refresh_hz=144.0)

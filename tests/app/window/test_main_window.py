@@ -7,9 +7,11 @@ import pytest
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QImage, QKeyEvent
 
-from app.window import TimingDock, counter_texts
+from app.window import TimingDock
 from core.engine import Engine
-from core.timing import Timeline, frame_stats
+from core.timing import Timeline, counter_texts, frame_stats
+
+pytestmark = pytest.mark.qt
 
 
 def image_rgb(img: QImage) -> np.ndarray:
@@ -308,7 +310,7 @@ def test_status_bar_says_when_the_environment_pinned_the_path(qtbot, monkeypatch
     try:
         assert win.loop.path == "torch-eager" and win.loop.path_source == "pin"
         assert win.status_texts()["path"].startswith("path torch-eager (pin)")
-        assert "TESTCARD_RENDER_PATH" in win.st_path.toolTip()
+        assert "TESTCARD_RENDER_PATH" in win.status_bar.st_path.toolTip()
         wait_frames(qtbot, win, 2)
         assert win.loop.timeline.snapshot().path[-1] == "torch-eager"
     finally:

@@ -12,6 +12,8 @@ from core.capture import CapturedFrame
 from core.imageio import read_frame, write_frame
 from core.patterns import make_spec, render
 
+pytestmark = pytest.mark.qt
+
 SPEC = make_spec("counter", {"bits": 10, "layout": "robust"}, width=320, height=180, bit_depth=8,
                  dtype="uint8")
 
@@ -70,9 +72,9 @@ def test_decode_runs_off_the_gui_thread_and_shows_everything(qtbot, panel, captu
     assert panel.progress.value() == panel.progress.maximum()
     assert "dropped: 1 (102)" in panel.summary_view.toPlainText()
     # plot: every decoded frame, and the drop and repeat marked
-    xs, ys = panel.ok_item.getData()
+    xs, ys = panel.plot.ok_item.getData()
     assert list(xs) == [0, 1, 2, 3, 4, 5] and list(ys) == [100, 101, 101, 103, 104, 105]
-    assert len(panel.drop_item.getData()[0]) == 1 and len(panel.repeat_item.getData()[0]) == 1
+    assert len(panel.plot.drop_item.getData()[0]) == 1 and len(panel.plot.repeat_item.getData()[0]) == 1
     # event table: one row per event
     kinds = [panel.table.item(r, 2).text() for r in range(panel.table.rowCount())]
     assert sorted(kinds) == ["drop", "repeat"]
@@ -132,7 +134,7 @@ def test_shutdown_with_a_decode_running(qtbot, panel):
         panel.start("live", frames=endless_frames())
     panel.shutdown()
     assert not panel.running
-    assert np.isfinite(panel.ok_item.getData()[0]).all()
+    assert np.isfinite(panel.plot.ok_item.getData()[0]).all()
 
 
 def test_main_window_docks_the_panel_and_stops_it_on_close(qtbot, main_window):

@@ -25,14 +25,9 @@ def centre(img, w, h):
 
 
 def main() -> int:
-    from app.preview import request_surface_format
-    from app.qt_compat import guard_singleton_refcounts
+    from app.qapp import ensure_qapplication
 
-    guard_singleton_refcounts()
-    request_surface_format()
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication(sys.argv[:1])
+    app = ensure_qapplication(sys.argv[:1])
     from app.settings import Settings
     from app.window import MainWindow
     from core.engine import Engine

@@ -10,6 +10,8 @@ from PySide6.QtCore import Qt
 from app.panels.measure import MeasurePanel, create_panel
 from core.decisions import DecisionCache, cache_path, fingerprint
 
+pytestmark = pytest.mark.qt
+
 BAND = "animated@64x36/rgb10"
 
 
@@ -68,7 +70,7 @@ def test_tiny_race_to_completion_then_save_export_import(panel, qtbot, tmp_path)
     assert panel.table.rowCount() == 2
     names = [panel.table.item(i, 0).text() for i in range(2)]
     assert f"{result.winner} (winner)" in names
-    bars = panel.bar_data()
+    bars = panel.plot.bar_data()
     assert len(bars["x"]) == 2 and (bars["height"] > 0).all() and bars["winner_label"] == "winner"
     assert list(bars["height"]) == [result.candidates[n].median_ms for n in ("numpy", "torch-eager")]
     assert "Winner:" in panel.verdict_label.text()

@@ -4,12 +4,15 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
+
+import pytest
 
 from app.preview import ScreenRecord
 from app.preview import output as output_mod
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.qt
+
 
 TWO_SCREENS = {"screens": [
     {"name": "OffA", "x": 0, "y": 0, "width": 800, "height": 600, "logicalDpi": 96, "logicalBaseDpi": 96,
@@ -90,7 +93,7 @@ def test_screens_added_later_appear_in_the_output_menu(main_window, monkeypatch)
     win = main_window
     primary = output_mod.screen_records()[0]
     later = ScreenRecord("Projector", 5000, 0, 1280, 720, refresh_hz=24.0)
-    monkeypatch.setattr("app.window.main_window.screen_records", lambda exclude=None: [primary, later])
+    monkeypatch.setattr("app.window.menus.screen_records", lambda exclude=None: [primary, later])
     win.output._on_screen_added(FakeScreen("Projector"))
     assert [a.data() for a in win.screen_group.actions()] == [primary.name, "Projector"]
     assert "1280x720 @ 24.00 Hz" in win.screen_group.actions()[1].text()

@@ -11,13 +11,13 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.xvfb
+from tests.helpers import ROOT
+
+pytestmark = [pytest.mark.qt, pytest.mark.xvfb]
 
 
 @pytest.fixture
@@ -73,7 +73,7 @@ def test_gl_loop_presents_hundreds_of_frames_one_index_each(xvfb, tmp_path):
 
 
 def test_gl_preview_shows_the_engine_frame_and_packed_ten_bit_lands_in_order(xvfb, tmp_path):
-    res = run_xcb(xvfb, [str(ROOT / "tests" / "app" / "gl_probe.py")], tmp_path, timeout=120)
+    res = run_xcb(xvfb, [str(ROOT / "tests" / "helpers" / "gl_probe.py")], tmp_path, timeout=120)
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout.strip().splitlines()[-1])
     assert out["kind"] == "opengl"

@@ -2,14 +2,15 @@
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from app.commands.preview_bench import stage_figures
 from core.timing import Timeline
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.qt
+
 
 
 @pytest.mark.parametrize("args, message", [

@@ -9,6 +9,8 @@ from core.engine import RenderedFrame
 from core.patterns import make_spec
 from core.timing import TIMER, VSYNC
 
+pytestmark = pytest.mark.qt
+
 
 class FakePresenter(QObject):
     presented = Signal(float, float, float)
@@ -230,3 +232,13 @@ def test_animated_frames_and_benchmarks_upload_every_frame(loop):
         present(bench, q, 16.7)
     assert len(q.frames) == 5
     bench.close()
+
+
+def test_the_presenters_and_the_fake_are_what_the_loop_presents_with(qtbot):
+    from app.preview import GLPresenter, Presenter, RasterPresenter
+
+    raster = RasterPresenter()
+    qtbot.addWidget(raster)
+    assert isinstance(raster, Presenter) and isinstance(GLPresenter(), Presenter)
+    assert isinstance(FakePresenter(), Presenter)
+    assert not isinstance(object(), Presenter)
