@@ -1,7 +1,7 @@
 """The Decode panel: open a folder or video of captured frames, decode its counter, see what
 reached the screen.
 
-The widget shows and collects; ``core.decode.job.DecodeJob`` does the work.  A decode
+The widget shows and collects; ``core.decode.DecodeJob`` does the work.  A decode
 runs from an immutable ``DecodeRequest`` as the panel's job (:class:`~app.workers.JobPanel`,
 a :class:`~app.workers.GeneratorWorker`) over the
 job's ``steps``: batches of per-frame results arrive on the GUI thread a few times a second,

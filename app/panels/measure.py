@@ -1,7 +1,7 @@
 """The Measure panel: race the render paths on a band, see the verdict, save and ship it.
 
 The widget shows and collects; the race (``core.decisions.RaceRequest.steps``) and the cache
-(``core.decisions.cache``) do the work.  A race runs from an immutable ``RaceRequest`` as the
+(``core.decisions.DecisionCache``) do the work.  A race runs from an immutable ``RaceRequest`` as the
 panel's job (:class:`~app.workers.JobPanel`, a :class:`~app.workers.GeneratorWorker`):
 progress arrives on the GUI thread a few times a second (and at every change of phase),
 Cancel stops it at the next step, and a cancelled race records nothing.  Saving, export and

@@ -1,7 +1,8 @@
 """The decision cache: which render path serves each band on each device, as measured.
 
-One JSON file (``platformdirs`` user cache folder, ``decisions.json``; the
-``TESTCARD_DECISION_CACHE`` environment variable names another file)::
+One JSON file (``decisions.json`` in :func:`core.paths.cache_dir`; the
+``TESTCARD_DECISION_CACHE`` environment variable names another file), in the document
+schema of :mod:`core.decisions.schema`::
 
     {"kind": "testcard-decisions", "schema": 1, "testcard": "0.1.0",
      "entries": {"cpu:AMD EPYC x2|counter@2160p/rgb10": {
@@ -13,28 +14,18 @@ One JSON file (``platformdirs`` user cache folder, ``decisions.json``; the
 
 Entries are keyed ``fingerprint|band`` (:mod:`core.decisions.fingerprint`, :mod:`core.decisions.bands`).
 
-Which path renders a band (:func:`choose_path`), first source that can run here wins:
-
-1. the pin in ``TESTCARD_RENDER_PATH`` (see :func:`parse_pin` for its syntax);
-2. this device's cached verdict for the band;
-3. the default, ``numpy``.
-
-A pinned or cached path that is not a declared candidate or cannot run on this
-box falls through to the next source; the reason is logged and kept in the
-:class:`Decision`.
+Which path renders a band is :mod:`core.decisions.choose`'s (pin > this cache > default).
 
 Writes are safe: read-modify-write happens under a cross-process lock
-(``filelock``, next to the file), the new file is written to a temporary file in
-the same folder, flushed, fsynced and moved over the old one with ``os.replace``,
-so a reader never sees a partial file and a killed writer leaves the old file
+(``filelock``, next to the file), and the new file goes through
+:func:`core.atomic.atomic_write`, so a reader never sees a partial file and a killed writer leaves the old file
 whole.  A corrupt cache is moved aside (``decisions.json.corrupt-<time>``), never
 overwritten, with a warning; lookups then use the default.  A cache written by a
 newer testcard (higher schema) is left alone: lookups use the default and writes
 are refused.
 
-Decision files (:func:`export_decisions`, :func:`import_decisions`) use the same
-schema.  An import validates the whole file first; any invalid entry refuses the
-whole file and nothing changes.
+Decision files (:mod:`core.decisions.exchange`) use the same schema.  An import validates
+the whole file first; any invalid entry refuses the whole file and nothing changes.
 """
 
 from __future__ import annotations

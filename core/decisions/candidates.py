@@ -24,7 +24,7 @@ from core.engine import PATHS, Engine, path_problem
 
 # ------------------------------------------------------------ the engine's paths as candidates
 class EngineRunner:
-    """A candidate runner over ``core.engine.engine.Engine``: compiles in the background while eager
+    """A candidate runner over ``core.engine.Engine``: compiles in the background while eager
     frames serve; ``ready`` once a frame comes from the requested path, past warm-up.
     Static content is rendered every frame here (a race times the per-frame cost)."""
 

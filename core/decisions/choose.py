@@ -94,7 +94,7 @@ def choose_path(band, device: str = "cpu", *, cache: DecisionCache | None = None
     ``band`` is a band (name) or a list of them, most specific first (see
     :func:`core.decisions.bands.band_chain`); ``None`` or ``[]`` consults only global pins.
     ``problem(path, device)`` says why a path cannot run here (default:
-    ``core.engine.engine.path_problem``).  Never raises for a bad pin or cache: they fall
+    ``core.engine.path_problem``).  Never raises for a bad pin or cache: they fall
     through with the reason kept.
     """
     problem = problem or _default_problem

@@ -50,7 +50,7 @@ def timeline_columns(timeline) -> tuple:
 def timing_view(present, render, transfer, warmup, period_ms: float, window_s: float = 5.0) -> dict:
     """Everything the dock shows, computed from the timeline's columns (no Qt; runs on a worker).
 
-    ``stats`` is ``core.timing.stats.frame_stats``; the rest is plot data in float64: the last
+    ``stats`` is ``core.timing.frame_stats``; the rest is plot data in float64: the last
     ``window_s`` seconds of intervals and render times against seconds before the newest
     frame, a 120-bin histogram of every interval, and a y range that keeps the budget band
     readable (a stall runs off the top; its size is in "interval max").
