@@ -18,8 +18,8 @@ Which path renders a band is :mod:`core.decisions.choose`'s (pin > this cache > 
 
 Writes are safe: read-modify-write happens under a cross-process lock
 (``filelock``, next to the file), and the new file goes through
-:func:`core.atomic.atomic_write`, so a reader never sees a partial file and a killed writer leaves the old file
-whole.  A corrupt cache is moved aside (``decisions.json.corrupt-<time>``), never
+:func:`core.atomic.atomic_write`, so a reader never sees a partial file and a killed
+writer leaves the old file whole.  A corrupt cache is moved aside (``decisions.json.corrupt-<time>``), never
 overwritten, with a warning; lookups then use the default.  A cache written by a
 newer testcard (higher schema) is left alone: lookups use the default and writes
 are refused.
