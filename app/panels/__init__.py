@@ -18,6 +18,8 @@ without it.
 from __future__ import annotations
 
 from app.panels import decode, measure
+from app.panels.decode import DecodePanel
+from app.panels.measure import MeasurePanel
 
 BUILTIN_PANELS = (decode, measure)
 
@@ -33,3 +35,6 @@ def load_panels(window, panels=BUILTIN_PANELS) -> list[str]:
         except Exception as exc:  # one broken panel must not stop the app
             window.log(f"panel {mod.__name__} could not be loaded: {type(exc).__name__}: {exc}")
     return added
+
+
+__all__ = ["BUILTIN_PANELS", "DecodePanel", "MeasurePanel", "load_panels"]
