@@ -48,18 +48,13 @@ def parse_candidates(items) -> list[str] | None:
 
 
 def result_json(result, fp: str, recorded: bool) -> dict:
+    from core.decisions import candidate_figures
+
     return {"band": result.band, "device": result.device, "fingerprint": fp,
             "winner": result.winner, "reason": result.reason, "recorded": recorded,
             "rounds": result.settings.rounds, "frames": result.settings.frames,
             "margin_pct": round(result.settings.margin * 100, 3),
-            "candidates": {n: {"median_ms": _r(c.median_ms, 4), "spread_ms": _r(c.spread_ms, 4),
-                               "compile_s": _r(c.compile_s, 3), "status": c.status,
-                               "reason": c.reason}
-                           for n, c in result.candidates.items()}}
-
-
-def _r(v, nd):
-    return None if v is None else round(v, nd)
+            "candidates": candidate_figures(result)}
 
 
 def result_rows(result) -> list[dict]:

@@ -43,6 +43,7 @@ from core.decisions.race import (
 from core.decisions.schema import (
     SCHEMA,
     DecisionFileError,
+    candidate_figures,
     document,
     make_key,
     parse_document,
@@ -68,6 +69,7 @@ __all__ = [
     "band_candidates",
     "band_chain",
     "cache_path",
+    "candidate_figures",
     "choose_path",
     "choose_path_for",
     "decide",

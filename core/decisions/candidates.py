@@ -59,11 +59,6 @@ class EngineRunner:
         self.engine.close()
 
 
-def engine_paths(device: str = "cpu") -> dict[str, str | None]:
-    """Every engine path and why it cannot run on ``device`` (None when it can)."""
-    return {p: path_problem(p, device) for p in PATHS}
-
-
 def band_candidates(band, device: str = "cpu", paths: Sequence[str] | None = None
                     ) -> tuple[list[Candidate], dict[str, str], Candidate]:
     """Candidates for ``band`` on ``device``: (runnable, {unavailable: why}, numpy reference).

@@ -30,7 +30,7 @@ import statistics
 import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
@@ -105,25 +105,18 @@ class CandidateResult:
     warmup_frames: int = 0
     round_ms: list[float] = field(default_factory=list)
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
 
 @dataclass
 class RaceResult:
+    """A finished race; written out by :func:`core.decisions.schema.entry_from_result` and
+    :func:`~core.decisions.schema.candidate_figures` (the one serialisation)."""
+
     band: str
     device: str
     winner: str | None
     reason: str
     candidates: dict[str, CandidateResult]
     settings: RaceSettings
-
-    def to_dict(self) -> dict:
-        return {"band": self.band, "device": self.device, "winner": self.winner,
-                "reason": self.reason,
-                "candidates": {k: v.to_dict() for k, v in self.candidates.items()},
-                "rounds": self.settings.rounds, "frames": self.settings.frames,
-                "warmup": self.settings.warmup, "margin": self.settings.margin}
 
 
 @dataclass(frozen=True)

@@ -207,18 +207,24 @@ def now_iso() -> str:
     return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat()
 
 
+def _rounded(v: float | None, digits: int) -> float | None:
+    return None if v is None else round(v, digits)
+
+
+def candidate_figures(result: RaceResult) -> dict[str, dict]:
+    """Each candidate's figures as a race result is written everywhere (the cache, decision
+    files, ``testcard measure --json``): status, median and spread in ms, compile time, reason."""
+    return {name: {"status": c.status, "median_ms": _rounded(c.median_ms, 4),
+                   "spread_ms": _rounded(c.spread_ms, 4), "compile_s": _rounded(c.compile_s, 3),
+                   "reason": c.reason[:2000]}
+            for name, c in result.candidates.items()}
+
+
 def entry_from_result(result: RaceResult, measured_at: str | None = None) -> dict:
     """The cache entry for a finished race; ``ValueError`` when it has no winner."""
     if result.winner is None:
         raise ValueError(f"nothing to record for {result.band}: {result.reason}")
-    cands = {}
-    for name, c in result.candidates.items():
-        cands[name] = {"status": c.status,
-                       "median_ms": None if c.median_ms is None else round(c.median_ms, 4),
-                       "spread_ms": None if c.spread_ms is None else round(c.spread_ms, 4),
-                       "compile_s": None if c.compile_s is None else round(c.compile_s, 3),
-                       "reason": c.reason[:2000]}
-    return {"winner": result.winner, "candidates": cands, "rounds": result.settings.rounds,
-            "frames": result.settings.frames, "margin": result.settings.margin,
-            "reason": result.reason[:2000], "measured_at": measured_at or now_iso(),
-            "testcard": version(), "torch": torch_version()}
+    return {"winner": result.winner, "candidates": candidate_figures(result),
+            "rounds": result.settings.rounds, "frames": result.settings.frames,
+            "margin": result.settings.margin, "reason": result.reason[:2000],
+            "measured_at": measured_at or now_iso(), "testcard": version(), "torch": torch_version()}
