@@ -19,7 +19,7 @@ def require_parent(path) -> Path:
     """``path`` as a Path whose folder exists; ``ValueError`` with one sentence when it does not."""
     p = Path(path)
     if not p.parent.exists():
-        raise ValueError(f"cannot write {p}: folder {p.parent} does not exist")
+        raise ValueError(f"cannot write {p}: its folder does not exist ({p.parent})")
     return p
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.atomic import atomic_text, atomic_write
+from core.atomic import atomic_text, atomic_write, require_parent
 
 IMAGE_SUFFIXES = (".png", ".tif", ".tiff")
 WRITE_SUFFIXES = IMAGE_SUFFIXES + (".npy",)
@@ -30,9 +30,7 @@ def check_output_path(path) -> Path:
     p = Path(path)
     if p.suffix.lower() not in WRITE_SUFFIXES:
         raise ValueError(f"cannot write {p.name}: the output must end in {', '.join(WRITE_SUFFIXES)}")
-    if not p.parent.exists():
-        raise ValueError(f"cannot write {p}: folder {p.parent} does not exist")
-    return p
+    return require_parent(p)
 
 
 def _cv2():

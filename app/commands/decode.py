@@ -44,15 +44,16 @@ def register_bench(bench_sub) -> None:
 def _check_args(args) -> None:
     from pathlib import Path
 
+    from core.atomic import require_parent
+    from core.decode import check_plot_path
+
     if args.bits is not None and not 1 <= args.bits <= 31:
         raise CliError(f"--bits must be 1..31, got {args.bits}")
     if args.capture_fps is not None and not args.capture_fps > 0:
         raise CliError(f"--capture-fps must be above 0, got {args.capture_fps:g}")
-    if args.csv and not Path(args.csv).resolve().parent.is_dir():
-        raise CliError(f"cannot write {args.csv}: its folder does not exist")
+    if args.csv:
+        require_parent(Path(args.csv).resolve())
     if args.plot:
-        from core.decode import check_plot_path
-
         check_plot_path(Path(args.plot).resolve())
     if args.manifest and not Path(args.manifest).is_file():
         raise CliError(f"manifest {args.manifest} does not exist")

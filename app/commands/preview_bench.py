@@ -66,8 +66,9 @@ def run(args) -> int:
     if args.timeline:
         from pathlib import Path
 
-        if not Path(args.timeline).resolve().parent.exists():
-            raise CliError(f"cannot write {args.timeline}: its folder does not exist")
+        from core.atomic import require_parent
+
+        require_parent(Path(args.timeline).resolve())
 
     import signal
 

@@ -70,9 +70,7 @@ def check_plot_path(path) -> Path:
     p = Path(path)
     if p.suffix.lower() != ".png":
         raise ValueError(f"--plot writes a PNG: {p.name} must end in .png")
-    if not p.parent.exists():
-        raise ValueError(f"cannot write {p}: folder {p.parent} does not exist")
-    return p
+    return require_parent(p)
 
 
 def plot_image(report: dict, width: int = 1280, height: int = 640) -> np.ndarray:
