@@ -11,21 +11,19 @@ from app.commands import (
     decisions,
     decode,
     desktop,
-    frames,
     gui,
     measure,
     patterns,
     presets,
-    preview_bench,
     render,
 )
 from app.commands.common import CliError
 from core import version
 
-# Each module defines register(subparsers) and optionally register_bench(bench_subparsers).
-# Imported by statement (each keeps its heavy imports inside its functions), in help order.
-COMMANDS = (gui, patterns, render, bench, preview_bench, desktop, presets, measure, decisions,
-            frames, decode)
+# Each module defines register(subparsers); ``bench`` adds the benchmarks of the modules it
+# names.  Imported by statement (each keeps its heavy imports inside its functions), in help
+# order.
+COMMANDS = (gui, patterns, render, bench, desktop, presets, measure, decisions, decode)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,11 +36,6 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for mod in COMMANDS:
         mod.register(sub)
-    bench_sub = getattr(sub, "_testcard_bench_sub", None)
-    if bench_sub is not None:
-        for mod in COMMANDS:
-            if hasattr(mod, "register_bench"):
-                mod.register_bench(bench_sub)
     return parser
 
 

@@ -26,6 +26,11 @@ def config_dir() -> Path:
     return user_config_path("testcard", appauthor=False)
 
 
+def presets_dir() -> Path:
+    """A user's own preset files, added to the built-in ones: ``presets/`` in :func:`config_dir`."""
+    return config_dir() / "presets"
+
+
 def cache_dir() -> Path:
     """Measured data (the decision cache): ``$TESTCARD_CACHE_DIR``, else the platform's user
     cache folder."""

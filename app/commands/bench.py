@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import sys
 
+from app.commands import decode, frames, preview_bench
 from app.commands.common import Progress, print_json, print_table
 from core.patterns import parse_size
+
+# The other commands' benchmarks (each module's register_bench), in help order.
+BENCHMARKS = (preview_bench, frames, decode)
 
 
 def register(sub) -> None:
@@ -22,8 +26,8 @@ def register(sub) -> None:
     pp.add_argument("--repeats", type=int, default=15)
     pp.add_argument("--json", action="store_true")
     pp.set_defaults(func=run_patterns)
-    # other command modules add their benchmarks here
-    sub._testcard_bench_sub = bench_sub  # type: ignore[attr-defined]
+    for mod in BENCHMARKS:
+        mod.register_bench(bench_sub)
 
 
 def run_patterns(args) -> int:

@@ -13,10 +13,6 @@ from app.commands.common import CliError, Progress, print_json
 from app.commands.render import add_spec_arguments, spec_from_args
 
 
-def register(sub) -> None:
-    """No top-level command; see :func:`register_bench`."""
-
-
 def register_bench(bench_sub) -> None:
     p = bench_sub.add_parser("frames", help="render N frames through the engine on a path; "
                                             "render/transfer statistics, graphs, compile time")

@@ -24,9 +24,9 @@ def register(sub) -> None:
 
 def user_preset_dirs() -> list[Path]:
     """``presets/`` in the settings folder: a user's own preset files add to the built-in ones."""
-    from core.paths import config_dir
+    from core.paths import presets_dir
 
-    return [config_dir() / "presets"]
+    return [presets_dir()]
 
 
 def run(args) -> int:

@@ -17,10 +17,6 @@ from app.commands.render import add_spec_arguments, spec_from_args
 STAGES = ("render_ms", "transfer_ms", "upload_ms", "present_ms")
 
 
-def register(sub) -> None:
-    """No top-level command; see :func:`register_bench`."""
-
-
 def register_bench(bench_sub) -> None:
     p = bench_sub.add_parser(
         "preview", help="run the live window for N frames; per-frame render, transfer, upload, present")

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from app.preview import screen_records
 from core import version
-from core.paths import config_dir
+from core.paths import presets_dir
 from core.patterns import load_presets
 
 
@@ -73,7 +73,7 @@ def build_presets_menu(win, mb) -> None:
     win.preset = None
     win.preset_pos = 0
     try:
-        win.presets, problems = load_presets([config_dir() / "presets"])
+        win.presets, problems = load_presets([presets_dir()])
     except ValueError as exc:
         win.presets, problems = [], [str(exc)]
     for why in problems:
