@@ -1,4 +1,5 @@
-"""The binary frame-counter panel: geometry, rendering rows, decoding.
+"""The binary frame-counter panel's layout and codes (a leaf: painting it is
+``core.patterns.counter_overlay``'s, reading it ``core.decode``'s).
 
 The ``compat`` layout matches the display-patterns library, so either tool's
 captures decode with the other: pad = round(0.1*W), round(0.1*H); one row of

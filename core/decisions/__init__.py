@@ -1,7 +1,8 @@
 """Which render path serves which band on which box.
 
 ``bands`` names classes of render work, ``fingerprint`` names the hardware, ``race`` races
-candidates fairly (``RaceRequest``, ``Runner``), ``candidates`` builds them from the engine,
+candidates fairly (through the ``Runner`` Protocol), ``candidates`` makes the engine's paths
+candidates (``RaceRequest``),
 ``schema`` validates decision documents, ``cache`` keeps verdicts on disk, ``choose`` picks a
 path (pin > cache > default), ``exchange`` exports and imports decision files.
 """
@@ -35,6 +36,7 @@ from core.decisions.race import (
     RaceProgress,
     RaceResult,
     RaceSettings,
+    Runner,
     decide,
     order_by_preference,
     race,
@@ -65,6 +67,7 @@ __all__ = [
     "RaceRequest",
     "RaceResult",
     "RaceSettings",
+    "Runner",
     "SCHEMA",
     "band_candidates",
     "band_chain",

@@ -13,7 +13,7 @@ Names are case-insensitive on input and always written in one canonical form
 ``static@3840x2160/rgb16`` and ``STATIC@2160p/RGB16`` are the same band,
 ``static@2160p/rgb16``.  ``format_band(parse_band(s))`` is stable.
 
-Each band maps to a representative :class:`~core.patterns.registry.Spec` that the race
+Each band maps to a representative :class:`~core.patterns.Spec` that the race
 renders.  A pattern family is raced on its defaults, animated where the pattern
 can animate (animation is where the path matters: a static frame is rendered
 once).  ``animated`` is raced on a checkerboard that inverts every frame under a

@@ -135,7 +135,7 @@ def analyse(results: Sequence, modulus: int, capture_fps: float | None = None,
                 ev = _event(status, run[0], count=len(run))
                 if len(run) > 1:
                     ev["last_position"] = run[-1].position
-                note = getattr(run[0], "note", None)
+                note = run[0].note
                 if note:
                     ev["note"] = note
                 events.append(ev)

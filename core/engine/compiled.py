@@ -45,6 +45,7 @@ class CompiledRenderer(TorchRenderer):
         self._on_graph = on_graph
         self.fn = None
         self._shape = F.host_shape(fmt, width, height)
+        self._layout: tuple | None = None   # the graph's output (shape, dtype), once built
         self._dtype = getattr(torch, F.device_dtype(torch, fmt, spec.dtype))
 
     def build(self):
@@ -88,7 +89,7 @@ class CompiledRenderer(TorchRenderer):
 
     def _graph_view(self, buf):
         """``buf`` (the frame's own layout) seen in the graph's output layout (words or elements)."""
-        shape, dtype = getattr(self, "_layout", (tuple(buf.shape), buf.dtype))
+        shape, dtype = self._layout or (tuple(buf.shape), buf.dtype)
         if buf.dtype == dtype and tuple(buf.shape) == shape:
             return buf
         return buf.reshape(shape[0], -1).view(dtype)

@@ -8,7 +8,7 @@ A preset file is JSON::
 Each entry names a pattern and its parameters, and may pin ``bit_depth``, ``limited``
 or ``counter_bits`` (a counter panel over the pattern); everything it leaves out comes
 from the output it is shown on.  Every entry is validated through
-:func:`core.patterns.registry.make_spec` when the file is read, so a preset that loads renders.
+:func:`core.patterns.make_spec` when the file is read, so a preset that loads renders.
 
 The built-in presets live in the ``resources.presets`` package and are read with
 :mod:`importlib.resources`, so they are found installed, editable and in a bundle.

@@ -1,4 +1,5 @@
-"""The pattern registry, and the validated, immutable description of a frame.
+"""The pattern registry: every pattern's parameters and body (the frame description itself,
+``Spec``, is ``core.patterns.spec``).
 
 The GUI's parameter editor, the CLI and the presets all read parameters from
 here: name, kind, default, range, description, and whether a pattern animates.
