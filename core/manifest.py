@@ -14,6 +14,7 @@ import numpy as np
 
 from core import version
 from core.imageio import check_output_path, write_frame
+from core.xp import to_numpy
 
 MANIFEST_VERSION = 1
 
@@ -33,8 +34,6 @@ def save_frame(path, spec, frame_array, frame: int, backend: str = "numpy",
 
     ``spec`` is a ``core.patterns.Spec`` (this module sits below patterns and names no type
     from it)."""
-    from core.xp import to_numpy
-
     check_output_path(path)
     arr = np.asarray(to_numpy(frame_array))
     return write_frame(path, arr, spec.bit_depth, manifest(spec, frame, backend, device))

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 
 from app.panels.decode_plot import COLOURS, DecodePlot
 from app.workers import JobPanel
-from core.decode import DecodeRequest, write_report
+from core.decode import DecodeJob, DecodeRequest, format_event, summary_lines, write_report
 
 PANEL_TITLE = "Decode"
 PANEL_AREA = "bottom"
@@ -56,8 +56,6 @@ def _decode_steps(request: DecodeRequest, frames, cancel):
     video takes time), yields ``(total, reading)`` pairs -- ``total`` is the capture's frame
     count, or None -- and returns the report (partial, ``"cancelled": true``, once ``cancel``
     is set).  Bad input raises :class:`_Refused`."""
-    from core.decode import DecodeJob
-
     try:
         job = DecodeJob(request, frames)
     except ValueError as exc:
@@ -279,8 +277,6 @@ class DecodePanel(JobPanel):
 
     def _show(self, report: dict) -> None:
         """Summary, plot (index unwrapped across counter wraps) and event table."""
-        from core.decode import format_event, summary_lines
-
         self.report = report
         self.export_button.setEnabled(True)
         lines = summary_lines(report, max_events=0)

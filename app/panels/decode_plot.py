@@ -11,6 +11,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
 
+from core.decode import unwrap
+
 COLOURS = {"ok": (80, 160, 230), "torn": (214, 39, 160), "drop": (214, 39, 40), "repeat": (255, 127, 14),
            "undecodable": (127, 127, 127), "unreadable": (0, 0, 0)}
 
@@ -52,8 +54,6 @@ class DecodePlot(pg.PlotWidget):
 
     def show_report(self, report: dict) -> None:
         """The whole report: index unwrapped across counter wraps, drops and repeats marked."""
-        from core.decode import unwrap
-
         frames = report["frames"]
         modulus = int(report["summary"].get("modulus") or 2)
         ys = unwrap(frames, modulus)

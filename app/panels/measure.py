@@ -52,10 +52,15 @@ from core.decisions import (
     RaceRequest,
     RaceResult,
     RaceSettings,
+    export_decisions,
     families,
+    fingerprint,
+    import_decisions,
     make_band,
+    parse_band,
+    record_result,
 )
-from core.engine import PATHS
+from core.engine import PATHS, available_devices, available_paths
 
 PANEL_TITLE = "Measure"
 PANEL_AREA = "bottom"
@@ -90,8 +95,6 @@ class MeasurePanel(JobPanel):
 
     # ------------------------------------------------------------ layout
     def _build(self) -> None:
-        from core.engine import available_devices
-
         outer = QHBoxLayout(self)
         left = QVBoxLayout()
         outer.addLayout(left, 0)
@@ -223,8 +226,6 @@ class MeasurePanel(JobPanel):
 
     def set_band(self, name: str) -> None:
         """Point the picker at a band name (e.g. ``animated@64x36/rgb10``)."""
-        from core.decisions import parse_band
-
         b = parse_band(name)
         self.family_combo.setCurrentText(b.family)
         if b.resolution in RESOLUTIONS:
@@ -246,9 +247,6 @@ class MeasurePanel(JobPanel):
 
     @Slot()
     def _device_changed(self, *_):
-        from core.decisions import fingerprint
-        from core.engine import available_paths
-
         device = self.device_combo.currentText()
         try:
             fp = fingerprint(device)
@@ -426,7 +424,6 @@ class MeasurePanel(JobPanel):
     def save(self) -> None:
         if self.result is None or self.result.winner is None:
             return
-        from core.decisions import record_result
 
         result = self.result
         self.save_button.setEnabled(False)
@@ -444,8 +441,6 @@ class MeasurePanel(JobPanel):
 
     def export_to(self, path: str, bands=None) -> None:
         """Write this box's verdicts (all bands, or ``bands``) to ``path`` off the GUI thread."""
-        from core.decisions import export_decisions
-
         self.tasks.submit(lambda: export_decisions(path, bands=bands),
                        lambda n, exc: self._exported(path, n, exc))
 
@@ -458,8 +453,6 @@ class MeasurePanel(JobPanel):
 
     def import_from(self, path: str) -> None:
         """Merge a decision file off the GUI thread; the receipt is shown when it is done."""
-        from core.decisions import import_decisions
-
         self.tasks.submit(lambda: import_decisions(path), self._imported)
 
     def _imported(self, receipt, exc) -> None:

@@ -42,7 +42,9 @@ from app.window.param_editor import FrameSettings, ParamEditor
 from app.window.status_bar import StatusBar
 from app.window.timing_dock import TimingDock
 from app.workers import TaskRunner
-from core.patterns import get_pattern, make_spec
+from core.engine import available_devices
+from core.manifest import save_frame
+from core.patterns import get_pattern, make_spec, render
 from core.timing import TIMER, timeline_columns, timing_view
 
 
@@ -128,7 +130,6 @@ class MainWindow(QMainWindow):
             s.bit_depth, s.limited, s.size = spec.bit_depth, spec.limited, [spec.width, spec.height]
             s.counter, s.counter_bits = spec.counter_bits is not None, spec.counter_bits or s.counter_bits
         self.frame_settings.set_values(s.bit_depth, s.limited, s.size, s.counter, s.counter_bits)
-        from core.engine import available_devices
 
         devices = available_devices()
         if s.device not in devices:
@@ -501,9 +502,6 @@ class MainWindow(QMainWindow):
         index = self.loop.index if index is None else index
 
         def work():
-            from core.manifest import save_frame
-            from core.patterns import render
-
             return save_frame(path, spec, render(spec, index), index, backend="numpy", device=None)
 
         self.worker.submit(work, _either(

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from core.imageio import read_frame, sidecar_path
+
 IMAGE_SUFFIXES = (".png", ".tif", ".tiff", ".jpg", ".jpeg", ".npy")
 VIDEO_SUFFIXES = (".mp4", ".mov", ".mkv", ".avi", ".webm", ".m4v", ".ts", ".mxf")
 GLOB_CHARS = set("*?[")
@@ -78,7 +80,6 @@ class ImageSequence(Capture):
         super().__init__(source, fps)
         self.files = files
         self.count = len(files)
-        from core.imageio import sidecar_path
 
         for f in files[:1]:
             if sidecar_path(f).exists():
@@ -97,8 +98,6 @@ class ImageSequence(Capture):
 
 def read_image(path) -> np.ndarray:
     """One capture file as (H, W, 3) numbers; ``ValueError`` naming the file when it cannot be."""
-    from core.imageio import read_frame
-
     p = Path(path)
     try:
         arr = read_frame(p)
@@ -153,7 +152,6 @@ class VideoCapture(Capture):
             self.fps = float(rate)
         self.codec = stream.codec_context.name
         self.pix_fmt = stream.codec_context.pix_fmt
-        from core.imageio import sidecar_path
 
         if sidecar_path(path).exists():
             self.manifest_path = sidecar_path(path)

@@ -10,11 +10,11 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 
-from core.decisions.bands import Band, format_band
+from core.decisions.bands import Band, band_chain, format_band
 from core.decisions.cache import DecisionCache
 from core.decisions.fingerprint import fingerprint
 from core.decisions.schema import DecisionFileError, make_key
-from core.engine import PATHS
+from core.engine import PATHS, path_problem
 
 log = logging.getLogger("testcard.decisions")
 
@@ -81,8 +81,6 @@ class Decision:
 
 
 def _default_problem(path: str, device: str) -> str | None:
-    from core.engine import path_problem
-
     return path_problem(path, device)
 
 
@@ -170,6 +168,4 @@ def choose_path(band, device: str = "cpu", *, cache: DecisionCache | None = None
 def choose_path_for(spec, fmt: str, device: str = "cpu", **kw) -> Decision:
     """:func:`choose_path` for a frame of ``spec`` in display format ``fmt`` (the engine's
     and the GUI's entry point): its pattern's band, then ``animated``/``static``."""
-    from core.decisions.bands import band_chain
-
     return choose_path(band_chain(spec, fmt), device, **kw)

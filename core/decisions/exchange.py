@@ -11,13 +11,11 @@ from pathlib import Path
 from core.atomic import atomic_write
 from core.decisions.bands import format_band
 from core.decisions.cache import DecisionCache
-from core.decisions.fingerprint import fingerprint, is_fingerprint
+from core.decisions.fingerprint import box_fingerprints, fingerprint, is_fingerprint
 from core.decisions.schema import DecisionFileError, encode, parse_document, split_key, torch_version
 
 
 def _here_fingerprints() -> set[str]:
-    from core.decisions.fingerprint import box_fingerprints
-
     return set(box_fingerprints().values())
 
 

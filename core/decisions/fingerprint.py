@@ -18,6 +18,8 @@ import re
 import subprocess
 import sys
 
+from core.engine import available_devices, device_problem
+
 
 def _clean(text: str) -> str:
     text = re.sub(r"\s+", " ", text.replace("|", "/")).strip()
@@ -68,7 +70,6 @@ def fingerprint(device: str = "cpu") -> str:
     kind = device_kind(device)
     if kind == "cpu":
         return f"cpu:{cpu_model()} x{cpu_cores()}"
-    from core.engine import device_problem
 
     why = device_problem(str(device))
     if why:
@@ -93,8 +94,6 @@ def _cuda_fingerprint(device: str) -> str:
 
 def box_fingerprints() -> dict[str, str]:
     """Every device of this box and its fingerprint (``{"cpu": "cpu:...", "cuda:0": ...}``)."""
-    from core.engine import available_devices
-
     out = {}
     for dev in available_devices():
         try:

@@ -12,10 +12,13 @@ from pathlib import Path
 
 import numpy as np
 
+from core.decode.job import decode_path
+from core.decode.reader import PanelReader
+from core.imageio import write_frame
+from core.patterns import make_spec, render
+
 
 def _robust_frames(width: int, height: int, bits: int, count: int, start: int = 1000) -> list[np.ndarray]:
-    from core.patterns import make_spec, render
-
     spec = make_spec("counter", {"bits": bits, "layout": "robust"}, width=width, height=height,
                      bit_depth=8, dtype="uint8")
     return [render(spec, start + i) for i in range(count)]
@@ -32,8 +35,6 @@ def bench_decode(width: int = 1920, height: int = 1080, bits: int = 16, frames: 
     """Decode rates: in memory (RGB and luma, panel located beforehand), then PNG and video files."""
     import cv2
 
-    from core.decode.job import decode_path
-    from core.decode.reader import PanelReader
 
     step = progress or (lambda note: None)
     step("rendering")
@@ -75,7 +76,6 @@ def bench_decode(width: int = 1920, height: int = 1080, bits: int = 16, frames: 
     with tempfile.TemporaryDirectory(prefix="testcard-bench-") as tmp:
         folder = Path(tmp) / "png"
         folder.mkdir()
-        from core.imageio import write_frame
 
         step("writing PNG files")
         for i, img in enumerate(rgb[:files]):

@@ -31,9 +31,10 @@ from pathlib import Path
 
 import numpy as np
 
-from core.capture import as_image
+from core.capture import as_image, open_capture
 from core.counter import MAX_BITS, MIN_BITS, CounterGeometry
 from core.decode.reader import PanelReader
+from core.decode.sequence import analyse
 
 STATUSES = ("ok", "undecodable", "torn", "unreadable")
 LOOKAHEAD = 8          # frames searched for a robust panel before settling on compat
@@ -189,8 +190,6 @@ class DecodeJob:
     """
 
     def __init__(self, request: DecodeRequest, frames: Iterable | None = None):
-        from core.capture import open_capture
-
         self.request = request
         if request.bits is not None and not MIN_BITS <= int(request.bits) <= MAX_BITS:
             raise ValueError(f"--bits must be {MIN_BITS}..{MAX_BITS}, got {request.bits}")
@@ -249,8 +248,6 @@ class DecodeJob:
         return self.decoder.results
 
     def analysis(self):
-        from core.decode.sequence import analyse
-
         return analyse(self.results, self.decoder.modulus, self.fps)
 
     def report(self, cancelled: bool = False) -> dict:

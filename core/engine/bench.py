@@ -10,6 +10,7 @@ from core.engine import formats as F
 from core.engine.engine import Engine
 from core.engine.paths import COMPILED_PATHS
 from core.patterns import Spec
+from core.timing import summary
 
 
 def fill_baseline(target_shape, dtype: str, device=None):
@@ -50,8 +51,6 @@ def bench_engine(eng: Engine, *, frames: int = 200, warmup: int = 5, progress=No
     size and dtype on the same device (``baseline_ms``, the median), so
     ``ratio = median render / baseline`` compares like with like on a busy machine.
     """
-    from core.timing import summary
-
     spec, fmt = eng.spec, eng.fmt
     if eng.path in COMPILED_PATHS and eng.compile_error:
         raise ValueError(f"{eng.path} could not compile this frame: {eng.compile_error}")

@@ -9,7 +9,7 @@ import numpy as np
 
 from core import xp as X
 from core.engine import formats as F
-from core.patterns import Spec
+from core.patterns import Spec, render_plan
 from core.plan import Patch, Rows, block_width, map_rows
 
 _OPS: dict = {}
@@ -18,8 +18,6 @@ _OPS: dict = {}
 # ---------------------------------------------------------------- frame functions
 def frame_rows(xp, spec: Spec, fmt: str, frame, device=None) -> Rows:
     """The spec's plan with its rows (and patch) already in the display format."""
-    from core.patterns import render_plan
-
     plan = render_plan(spec, frame, xp, device)
     return map_rows(plan, lambda rows: F.convert_rows(xp, rows, fmt, spec.bit_depth, spec.dtype))
 

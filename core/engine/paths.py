@@ -7,6 +7,8 @@ import os
 import shutil
 import sys
 
+from core.engine.devices import device_problem
+
 PATHS = ("numpy", "torch-eager", "torch-compiled", "torch-cudagraphs")
 
 
@@ -45,7 +47,6 @@ def path_problem(path: str, device: str = "cpu") -> str | None:
         if device != "cpu":
             return f"the numpy path runs on the CPU only, not on {device}; use torch-eager there"
         return None
-    from core.engine.devices import device_problem
 
     why = device_problem(device)
     if why:

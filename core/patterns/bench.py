@@ -14,6 +14,9 @@ from collections.abc import Callable
 import numpy as np
 
 from core import xp as X
+from core.patterns.registry import catalog
+from core.patterns.render import render
+from core.patterns.spec import make_spec
 
 
 def time_ms(fn: Callable[[], object], repeats: int = 15, warmup: int = 3,
@@ -46,10 +49,6 @@ def bench_patterns(width: int, height: int, backends=("numpy", "torch"), pattern
                    bit_depth: int = 10, dtype: str = "uint16", repeats: int = 15,
                    warmup: int = 3, progress: Callable[[str], None] | None = None) -> list[dict]:
     """Median render time of every pattern per backend, against ``full`` of the same shape."""
-    from core.patterns.registry import catalog
-    from core.patterns.render import render
-    from core.patterns.spec import make_spec
-
     rows = []
     names = patterns or [p.name for p in catalog()]
     for backend in backends:
