@@ -80,11 +80,11 @@ def run(args) -> int:
     from app.commands.decisions import report_warnings
     from core.decisions import (
         DecisionCache,
+        RaceRequest,
         RaceSettings,
         band_candidates,
         fingerprint,
         parse_band,
-        race,
         record_result,
         run_race,
     )
@@ -99,7 +99,7 @@ def run(args) -> int:
     settings = RaceSettings(rounds=args.rounds, frames=args.frames, warmup=args.warmup,
                             margin=args.margin / 100.0)
     fp = fingerprint(args.device)
-    plans = []
+    plans = []   # what each band's race will run: for the progress total and the checks
     for band in bands:
         runnable, unavailable, reference = band_candidates(band, args.device, paths)
         band.spec()  # refuses a band whose representative frame cannot be built here
@@ -110,7 +110,7 @@ def run(args) -> int:
     out, recorded_bands = [], []
     cache = DecisionCache()
     with report_warnings():
-        for band, runnable, unavailable, reference in plans:
+        for band, runnable, unavailable, _reference in plans:
             names = ", ".join(c.name for c in runnable) or "none"
             print(f"measure: {band.name} on {args.device} ({fp}): {names}", file=sys.stderr)
             if not runnable:
@@ -125,8 +125,8 @@ def run(args) -> int:
                         "done": f"{band.name} done"}[p.phase]
                 prog.update(base + p.done, note)
 
-            result = run_race(race(band.name, args.device, runnable, reference=reference,
-                                   settings=settings, unavailable=unavailable), step)
+            request = RaceRequest(band, args.device, tuple(paths or ()), settings)
+            result = run_race(request.steps(), step)
             done_before += len(runnable) * settings.frames_per_candidate
             recorded = False
             if not args.no_record and result.winner is not None:
