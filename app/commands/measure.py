@@ -101,16 +101,16 @@ def run(args) -> int:
     fp = fingerprint(args.device)
     plans = []   # what each band's race will run: for the progress total and the checks
     for band in bands:
-        runnable, unavailable, reference = band_candidates(band, args.device, paths)
+        runnable, unavailable, _ = band_candidates(band, args.device, paths)
         band.spec()  # refuses a band whose representative frame cannot be built here
-        plans.append((band, runnable, unavailable, reference))
-    total = sum(len(r) * settings.frames_per_candidate for _, r, _, _ in plans)
+        plans.append((band, runnable, unavailable))
+    total = sum(len(r) * settings.frames_per_candidate for _, r, _ in plans)
     prog = Progress(total, "measure")
     done_before = 0
     out, recorded_bands = [], []
     cache = DecisionCache()
     with report_warnings():
-        for band, runnable, unavailable, _reference in plans:
+        for band, runnable, unavailable in plans:
             names = ", ".join(c.name for c in runnable) or "none"
             print(f"measure: {band.name} on {args.device} ({fp}): {names}", file=sys.stderr)
             if not runnable:
