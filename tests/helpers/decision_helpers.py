@@ -1,9 +1,11 @@
 """Shared builders for decision-cache tests."""
 
-from core.decisions import make_key, torch_version
+from core.decisions import fingerprint, make_key, torch_version
 
 HERE = "cpu:Test CPU x4"
 OTHER = "cuda:NVIDIA Test GPU sm_90"
+FP = fingerprint("cpu")            # this box's CPU
+BAND = "counter@2160p/rgb10"
 
 
 def entry(winner="torch-compiled", *, torch=None, measured_at="2025-03-01T10:00:00+00:00",
@@ -22,3 +24,8 @@ def entry(winner="torch-compiled", *, torch=None, measured_at="2025-03-01T10:00:
 
 def key(fp, band):
     return make_key(fp, band)
+
+
+def runs_everywhere(path, device):
+    """A ``problem`` probe for which every render path runs here."""
+    return None

@@ -29,7 +29,7 @@ def capture_folder(tmp_path):
 
 @pytest.fixture
 def panel(qtbot):
-    from app.panels.decode import DecodePanel
+    from app.panels import DecodePanel
 
     before = set(threading.enumerate())
     p = DecodePanel()
@@ -140,7 +140,7 @@ def test_shutdown_with_a_decode_running(qtbot, panel):
 def test_main_window_docks_the_panel_and_stops_it_on_close(qtbot, main_window):
     from PySide6.QtWidgets import QDockWidget
 
-    from app.panels.decode import DecodePanel
+    from app.panels import DecodePanel
 
     docks = [d for d in main_window.findChildren(QDockWidget) if isinstance(d.widget(), DecodePanel)]
     assert len(docks) == 1 and docks[0].windowTitle() == "Decode"

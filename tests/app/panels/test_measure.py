@@ -7,7 +7,7 @@ import threading
 import pytest
 from PySide6.QtCore import Qt
 
-from app.panels.measure import MeasurePanel, create_panel
+from app.panels import MeasurePanel, measure
 from core.decisions import DecisionCache, cache_path, fingerprint
 
 pytestmark = pytest.mark.qt
@@ -126,7 +126,7 @@ def test_cancel_records_nothing(panel, qtbot):
 
 
 def test_shutdown_mid_race_leaves_no_thread(qtbot):
-    p = create_panel(None)
+    p = measure.create_panel(None)
     qtbot.addWidget(p)
     tiny(p, rounds=500, frames=50)
     with qtbot.waitSignal(p.race_progressed, timeout=60_000):

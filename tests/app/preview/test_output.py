@@ -27,7 +27,7 @@ from app.qt_compat import guard_singleton_refcounts
 guard_singleton_refcounts()
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-from app.window.main_window import MainWindow
+from app.window import MainWindow
 from app.settings import Settings
 win = MainWindow(settings=Settings(pattern="bars", bit_depth=8, size=[64, 36]), persist=False)
 win.show()

@@ -20,9 +20,7 @@ from core.decisions import (
     validate_document,
 )
 from tests.helpers import ROOT
-from tests.helpers.decision_helpers import HERE, OTHER, entry, key
-
-BAND = "counter@2160p/rgb10"
+from tests.helpers.decision_helpers import BAND, HERE, OTHER, entry, key
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-10**12, 10**12)
@@ -137,7 +135,7 @@ def test_unmutated_file_is_accepted():
 
 WRITER = """
 import sys
-from core.decisions.cache import DecisionCache
+from core.decisions import DecisionCache
 sys.path.insert(0, {helpers!r})
 from tests.helpers.decision_helpers import entry
 cache = DecisionCache(sys.argv[1])
@@ -170,7 +168,7 @@ KILLED = """
 import os, sys, time
 sys.path.insert(0, {helpers!r})
 from tests.helpers.decision_helpers import entry
-from core.decisions.cache import DecisionCache
+from core.decisions import DecisionCache
 def slow_fsync(fd):
     # the new file is written but not yet in place: say so, then hang until killed
     print("writing", flush=True)
