@@ -63,17 +63,10 @@ def result_rows(result) -> list[dict]:
         rows.append({"band": result.band, "path": n + (" *" if n == result.winner else ""),
                      "status": c.status, "median_ms": c.median_ms, "spread_ms": c.spread_ms,
                      "compile_s": c.compile_s,
-                     "vs_default": (f"{c.median_ms / _default_ms(result):.2f}x"
-                                    if c.median_ms and _default_ms(result) else ""),
+                     "vs_default": (f"{c.median_ms / result.default_ms:.2f}x"
+                                    if c.median_ms and result.default_ms else ""),
                      "note": c.reason[:60]})
     return rows
-
-
-def _default_ms(result):
-    from core.decisions import order_by_preference
-
-    ok = order_by_preference(n for n, c in result.candidates.items() if c.status == "ok")
-    return result.candidates[ok[0]].median_ms if ok else None
 
 
 def run(args) -> int:

@@ -394,10 +394,7 @@ class MeasurePanel(JobPanel):
 
     def _show_rows(self, rows: dict, order, result: RaceResult | None) -> None:
         names = [n for n in order if n in rows] + [n for n in order if n not in rows]
-        default_ms = None
-        if result is not None:
-            ok = [n for n in PATHS if n in result.candidates and result.candidates[n].status == "ok"]
-            default_ms = result.candidates[ok[0]].median_ms if ok else None
+        default_ms = result.default_ms if result is not None else None
         self.table.setRowCount(len(names))
         for i, name in enumerate(names):
             median, c = rows.get(name, (None, None))

@@ -118,6 +118,13 @@ class RaceResult:
     candidates: dict[str, CandidateResult]
     settings: RaceSettings
 
+    @property
+    def default_ms(self) -> float | None:
+        """The median of the most preferred candidate that finished ``ok`` (the path a box
+        would take without a verdict): what "vs default" compares against."""
+        ok = order_by_preference(n for n, c in self.candidates.items() if c.status == "ok")
+        return self.candidates[ok[0]].median_ms if ok else None
+
 
 @dataclass(frozen=True)
 class RaceProgress:
