@@ -18,10 +18,9 @@ from PySide6.QtGui import QIcon, QPixmap, QSurfaceFormat
 from PySide6.QtWidgets import QApplication
 
 from app.qt_compat import guard_singleton_refcounts
+from resources import APP_ID, ICON_SIZES
 
 APP_NAME = "testcard"
-DESKTOP_FILE = "io.github.testcard.Testcard"   # matches the .desktop entry
-ICON_SIZES = (16, 32, 48, 64, 128, 256)
 
 
 def request_surface_format(ten_bit: bool = True) -> None:
@@ -54,7 +53,7 @@ def ensure_qapplication(argv: list[str] | None = None) -> QApplication:
         request_surface_format()
         app = QApplication(argv if argv is not None else sys.argv[:1])
     app.setApplicationName(APP_NAME)
-    app.setDesktopFileName(DESKTOP_FILE)
+    app.setDesktopFileName(APP_ID)   # matches the .desktop entry
     set_icon(app)
     return app
 

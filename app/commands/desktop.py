@@ -14,9 +14,7 @@ from importlib import resources
 from pathlib import Path
 
 from core.atomic import atomic_text, atomic_write
-
-APP_ID = "io.github.testcard.Testcard"
-ICON_SIZES = (16, 32, 48, 64, 128, 256)
+from resources import APP_ID, ICON_SIZES
 
 
 def register(sub) -> None:

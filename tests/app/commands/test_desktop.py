@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 import core
 from app.cli import main
-from app.commands.desktop import APP_ID, ICON_SIZES, exec_value
+from app.commands.desktop import exec_value
+from resources import APP_ID, ICON_SIZES
 
 RES = resources.files("resources")
 
