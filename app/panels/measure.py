@@ -11,7 +11,7 @@ process).  The chart is :class:`~app.panels.race_chart.RaceChart`.
 For the main window (``app/panels/__init__.py``): ``PANEL_TITLE``, ``PANEL_AREA`` and
 ``create_panel(main_window)``; ``shutdown()`` stops the workers.
 
-One piece (about 530 lines): band picker, candidates, race controls, the live table and the
+One piece (about 500 lines): band picker, candidates, race controls, the live table and the
 decision files are one form -- every state change goes through ``_update_buttons``, and the
 table and chart are redrawn together from each progress and result -- so what stands alone
 (the worker, the chart) has moved out and the rest is its layout and its slots.
