@@ -1,0 +1,107 @@
+"""The one way testcard reads a JSON document it did not just write itself.
+
+Every settings file, preset, manifest and decision file is read through :func:`load_json`,
+which refuses, with one sentence naming the file and the reason, what ``json.loads`` would
+accept or choke on: a document over a size cap (checked before reading it whole), bytes that
+are not UTF-8, nesting deeper than a cap (checked before parsing, so a hostile file cannot
+exhaust the stack), integers with more digits than a cap (before Python converts them),
+``NaN``/``Infinity`` literals, and duplicate keys in one object (which ``json`` silently
+resolves to the last one).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+MAX_BYTES = 16 * 1024 * 1024
+MAX_DEPTH = 32
+MAX_INT_DIGITS = 30
+
+
+class JsonError(ValueError):
+    """A JSON document testcard refuses; the message is one sentence naming the source."""
+
+
+def _nesting_depth(text: str) -> int:
+    """The deepest bracket nesting outside strings, without parsing (linear, no recursion)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def _no_duplicates(pairs):
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise JsonError(f"duplicate key {key!r}")
+        out[key] = value
+    return out
+
+
+def _refuse_constant(name):
+    raise JsonError(f"{name} is not a number testcard accepts")
+
+
+def _bounded_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_INT_DIGITS:
+        raise JsonError(f"an integer of {len(digits)} digits is too long")
+    return int(digits)
+
+
+def parse_json(text, *, source: str = "JSON", max_bytes: int = MAX_BYTES,
+               max_depth: int = MAX_DEPTH):
+    """``text`` (str or bytes) parsed under the caps above; :class:`JsonError` otherwise."""
+    if isinstance(text, bytes | bytearray):
+        if len(text) > max_bytes:
+            raise JsonError(f"{source}: {len(text)} bytes is over the {max_bytes}-byte limit")
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise JsonError(f"{source}: not UTF-8 text (byte {e.start})") from None
+    elif len(text) > max_bytes:
+        raise JsonError(f"{source}: {len(text)} characters is over the {max_bytes} limit")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    depth = _nesting_depth(text)
+    if depth > max_depth:
+        raise JsonError(f"{source}: nested {depth} deep, over the limit of {max_depth}")
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates,
+                          parse_constant=_refuse_constant, parse_int=_bounded_int)
+    except JsonError as e:
+        raise JsonError(f"{source}: {e}") from None
+    except (ValueError, RecursionError) as e:
+        raise JsonError(f"{source}: not valid JSON ({e})") from None
+
+
+def load_json(path, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH):
+    """The JSON document in file ``path``, read under the caps above.
+
+    Raises :class:`JsonError` for a document testcard refuses and ``OSError`` for a file it
+    cannot read (callers decide whether that is a refusal or a fallback). A file over
+    ``max_bytes`` is refused from its size alone, without reading it.
+    """
+    p = Path(path)
+    with open(p, "rb") as fh:
+        size = fh.seek(0, 2)
+        if size > max_bytes:
+            raise JsonError(f"{p}: {size} bytes is over the {max_bytes}-byte limit")
+        fh.seek(0)
+        data = fh.read(max_bytes + 1)
+    return parse_json(data, source=str(p), max_bytes=max_bytes, max_depth=max_depth)
