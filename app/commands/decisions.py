@@ -111,11 +111,22 @@ def run_which(args) -> int:
     return 0
 
 
+def _fingerprints(args) -> set[str] | None:
+    """``--device`` as fingerprints (``None``: every device of this box); ``ValueError`` naming it."""
+    from core.decisions import resolve_devices
+
+    try:
+        return resolve_devices(args.device) if args.device else None
+    except ValueError as exc:
+        raise ValueError(f"--device: {exc}") from None
+
+
 def run_export(args) -> int:
     from core.decisions import export_decisions
 
+    fps = _fingerprints(args)
     with report_warnings():
-        n = export_decisions(args.file, bands=args.band, devices=args.device)
+        n = export_decisions(args.file, bands=args.band, devices=fps)
     print(f"exported {n} decision(s) to {args.file}")
     return 0
 
@@ -138,9 +149,9 @@ def run_import(args) -> int:
 
 
 def run_clear(args) -> int:
-    from core.decisions import DecisionCache, resolve_devices
+    from core.decisions import DecisionCache
 
-    fps = resolve_devices(args.device) if args.device else None
+    fps = _fingerprints(args)
     with report_warnings():
         n = DecisionCache().clear(bands=args.band, fingerprints=fps)
     print(f"removed {n} decision(s)")

@@ -3,8 +3,9 @@
 ``bands`` names classes of render work, ``fingerprint`` names the hardware, ``race`` races
 candidates fairly (through the ``Runner`` Protocol), ``candidates`` makes the engine's paths
 candidates (``RaceRequest``),
-``schema`` validates decision documents, ``cache`` keeps verdicts on disk, ``choose`` picks a
-path (pin > cache > default), ``exchange`` exports and imports decision files.
+``schema`` validates decision documents (and caps them), ``cache`` keeps verdicts on disk,
+``index`` holds them in memory for lookups, ``choose`` picks a path (pin > cache > default),
+``exchange`` exports and imports decision files.
 """
 
 from core.decisions.bands import (
@@ -43,11 +44,15 @@ from core.decisions.race import (
     run_race,
 )
 from core.decisions.schema import (
+    MAX_ENTRIES,
+    MAX_FILE_BYTES,
     SCHEMA,
     DecisionFileError,
+    NewerSchemaError,
     candidate_figures,
     document,
     make_key,
+    parse_cache,
     parse_document,
     torch_version,
     validate_document,
@@ -61,6 +66,9 @@ __all__ = [
     "DecisionCache",
     "DecisionCacheWarning",
     "DecisionFileError",
+    "MAX_ENTRIES",
+    "MAX_FILE_BYTES",
+    "NewerSchemaError",
     "RESOLUTIONS",
     "RaceCancelled",
     "RaceProgress",
@@ -88,6 +96,7 @@ __all__ = [
     "make_key",
     "order_by_preference",
     "parse_band",
+    "parse_cache",
     "parse_document",
     "parse_pin",
     "race",

@@ -16,16 +16,36 @@ Entries are keyed ``fingerprint|band`` (:mod:`core.decisions.fingerprint`, :mod:
 
 Which path renders a band is :mod:`core.decisions.choose`'s (pin > this cache > default).
 
-Writes are safe: read-modify-write happens under a cross-process lock
-(``filelock``, next to the file), and the new file goes through
-:func:`core.atomic.atomic_write`, so a reader never sees a partial file and a killed
-writer leaves the old file whole.  A corrupt cache is moved aside (``decisions.json.corrupt-<time>``), never
-overwritten, with a warning; lookups then use the default.  A cache written by a
-newer testcard (higher schema) is left alone: lookups use the default and writes
-are refused.
+Lookups are indexed: each cache file has one in-memory index per process (a dict keyed
+``fingerprint|band``, shared by every :class:`DecisionCache` of that file), parsed once and
+parsed again only when the file's signature (device, inode, size, mtime, ctime) changes; a
+write through this process puts its new entries in directly.  :meth:`DecisionCache.hold`
+(for a GUI thread) stops lookups touching the disk at all: the holder refreshes the index with
+:meth:`DecisionCache.refresh` off that thread, and until the first refresh it reads as empty.
+
+Writes are safe: read-modify-write happens under a cross-process lock (``filelock``, next to
+the file), and the new file goes through :func:`core.atomic.atomic_write`, so a reader never
+sees a partial file and a killed writer leaves the old file whole.  A write that would take
+the file over :data:`~core.decisions.schema.MAX_ENTRIES` entries or
+:data:`~core.decisions.schema.MAX_FILE_BYTES` is refused, and every operating-system error on
+the write path is one :class:`DecisionFileError` naming the file.
+
+A bad cache never stops a lookup (each one is reported once, as a
+:class:`DecisionCacheWarning` and in :attr:`DecisionCache.notes`):
+
+- a corrupt one (not JSON, not UTF-8, nested too deeply, over the size or entry cap, not a
+  decision document) is moved aside with :func:`core.atomic.move_aside`, never overwritten;
+  where it cannot be moved (a read-only folder) it is left in place and ignored; lookups use
+  the default either way;
+- one written by a newer testcard (a higher schema) is left alone and ignored (upgrade
+  testcard); writes to it are refused;
+- an unusable entry (out of range, a future time, a control character...) is skipped and
+  reported; the file is not rewritten for it.  The next write keeps the entries that are
+  usable and moves the previous file aside first, so what was dropped is kept and said.
 
 Decision files (:mod:`core.decisions.exchange`) use the same schema.  An import validates
-the whole file first; any invalid entry refuses the whole file and nothing changes.
+the whole file first; any invalid entry refuses the whole file and nothing changes.  Exporting
+over the cache itself (by any link) and importing the cache itself are refused.
 """
 
 from __future__ import annotations
@@ -39,16 +59,20 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from core.atomic import atomic_write, temp_glob
+import core.decisions.index as ix
+from core.atomic import atomic_write, move_aside, require_writable, temp_glob
 from core.decisions.bands import Band, format_band
 from core.decisions.fingerprint import fingerprint
 from core.decisions.race import RaceResult
 from core.decisions.schema import (
+    MAX_ENTRIES,
+    MAX_FILE_BYTES,
     DecisionFileError,
+    NewerSchemaError,
     encode,
     entry_from_result,
     make_key,
-    parse_document,
+    parse_cache,
     split_key,
     validate_entry,
 )
@@ -57,12 +81,14 @@ from core.paths import cache_dir
 
 ENV_CACHE = "TESTCARD_DECISION_CACHE"
 LOCK_TIMEOUT_S = 60.0
+ASIDE_LOCK_TIMEOUT_S = 2.0     # a lookup that would move a corrupt file aside waits no longer
 
 log = logging.getLogger("testcard.decisions")
 
 
 class DecisionCacheWarning(UserWarning):
-    """The cache was corrupt and was moved aside, or was written by a newer testcard."""
+    """The cache (or an entry of it) is not used, or a write dropped unusable entries: each
+    said once, when it is first seen."""
 
 
 def cache_path() -> Path:
@@ -74,117 +100,272 @@ def cache_path() -> Path:
     return cache_dir() / "decisions.json"
 
 
-class DecisionCache:
-    """The local cache file.  Reads need no lock (files are replaced whole); every
-    read-modify-write holds the cross-process lock."""
+def _why(exc: OSError) -> str:
+    return exc.strerror or str(exc)
 
-    def __init__(self, path: str | os.PathLike | None = None):
+
+class DecisionCache:
+    """The local cache file.  Reads need no lock (files are replaced whole) and are served
+    from the file's in-memory index; every read-modify-write holds the cross-process lock.
+    ``clock`` (an aware ``datetime``) is what a ``measured_at`` may not lie beyond."""
+
+    def __init__(self, path: str | os.PathLike | None = None, *,
+                 clock: Callable[[], _dt.datetime] | None = None):
         self.path = Path(path) if path is not None else cache_path()
-        self.problem: str | None = None   # why the last read found no usable cache
+        self.clock = clock
+        self._index = ix.index_for(self.path)
 
     @property
     def lock_path(self) -> Path:
         return self.path.with_name(self.path.name + ".lock")
 
     @contextlib.contextmanager
-    def locked(self):
+    def locked(self, timeout: float = LOCK_TIMEOUT_S):
+        """Hold the cross-process lock; ``DecisionFileError`` (one sentence) when the folder
+        cannot be made or written, or another testcard holds the lock past ``timeout``."""
         from filelock import FileLock, Timeout
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        lock = FileLock(str(self.lock_path), timeout=LOCK_TIMEOUT_S)
+        lock = FileLock(str(self.lock_path), timeout=timeout)
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             lock.acquire()
         except Timeout:
             raise DecisionFileError(f"the decision cache {self.path} is locked by another testcard "
-                                    f"for over {LOCK_TIMEOUT_S:.0f} s") from None
+                                    f"for over {timeout:.0f} s") from None
+        except OSError as exc:
+            raise DecisionFileError(f"cannot write the decision cache {self.path}: {_why(exc)} "
+                                    f"({exc.filename or self.path.parent})") from None
         try:
             yield
         finally:
             lock.release()
 
-    def _read(self) -> tuple[bytes | None, dict[str, dict] | None, DecisionFileError | None]:
+    # -- reading
+    def now(self) -> _dt.datetime:
+        """The cache's clock: what a ``measured_at`` may not lie beyond (aware)."""
+        return self.clock() if self.clock is not None else _dt.datetime.now(_dt.UTC)
+
+    def _stat(self) -> tuple | None | OSError:
         try:
-            data = self.path.read_bytes()
-        except FileNotFoundError:
-            return None, {}, None
+            return ix.stat_signature(self.path)
         except OSError as exc:
-            raise DecisionFileError(f"cannot read the decision cache {self.path}: {exc}") from None
+            return exc
+
+    def _parse(self) -> ix.State:
+        """Read and parse the file now (nothing is moved or written)."""
         try:
-            return data, parse_document(data), None
+            data, sig = ix.read_file(self.path)
+        except FileNotFoundError:
+            return ix.MISSING
         except DecisionFileError as exc:
-            return data, None, exc
+            sig = self._stat()
+            return ix.State("corrupt", sig if isinstance(sig, tuple) else None, problem=str(exc))
+        except OSError as exc:
+            return ix.State("unreadable", ("unreadable",), problem=(
+                f"cannot read the decision cache {self.path}: {_why(exc)}; using the defaults"))
+        try:
+            entries, rejected = parse_cache(data, self.now(), source=self.path.name)
+        except NewerSchemaError as exc:
+            return ix.State("newer", sig, problem=f"the decision cache {self.path} was {exc}; "
+                            "ignoring it")
+        except DecisionFileError as exc:
+            return ix.State("corrupt", sig, problem=str(exc))
+        return ix.State("ok", sig, entries, rejected)
 
-    @staticmethod
-    def _newer(exc: DecisionFileError) -> bool:
-        return "newer testcard" in str(exc)
+    def _set_aside(self, corrupt: ix.State, *, have_lock: bool = False) -> ix.State:
+        """Move a corrupt file aside (under the lock, after reading it again); never raises."""
+        why = corrupt.problem
+        try:
+            with contextlib.nullcontext() if have_lock else self.locked(ASIDE_LOCK_TIMEOUT_S):
+                again = self._parse()
+                if again.kind != "corrupt":
+                    return again       # another testcard replaced it meanwhile
+                why = again.problem
+                dest = move_aside(self.path, "corrupt")
+        except (OSError, ValueError) as exc:
+            reason = _why(exc) if isinstance(exc, OSError) else str(exc)
+            return ix.State("corrupt", corrupt.sig, problem=(
+                f"the decision cache {self.path} is corrupt ({why}) and could not be moved aside "
+                f"({reason}); ignoring it and using the defaults"))
+        return ix.State("missing", None, problem=(
+            f"the decision cache {self.path} was corrupt ({why}) and was moved aside to "
+            f"{Path(dest).name}; using the defaults until paths are measured again"))
 
-    def _move_aside(self, why: DecisionFileError) -> Path:
-        stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%SZ")
-        dest = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
-        n = 1
-        while dest.exists():
-            dest = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{n}")
-            n += 1
-        os.replace(self.path, dest)
-        msg = (f"the decision cache {self.path} was corrupt ({why}); moved it aside to {dest.name} "
-               "and using defaults until paths are measured again")
-        log.warning(msg)
-        warnings.warn(msg, DecisionCacheWarning, stacklevel=3)
-        return dest
+    def _current(self, state: ix.State | None, sig) -> bool:
+        return state is not None and not isinstance(sig, OSError) and state.sig == sig
+
+    def _state(self, *, disk: bool = False) -> ix.State:
+        """The index's state, refreshed from the disk unless held (``disk``: even then);
+        never raises.  Held and never loaded, it is the empty ``loading`` state."""
+        idx = self._index
+        state = idx.state
+        if idx.held and not disk:
+            return state if state is not None else ix.State(
+                "loading", problem=f"the decision cache {self.path} is still being read")
+        if self._current(state, self._stat()):
+            return state
+        with idx.lock:
+            if self._current(idx.state, self._stat()):
+                return idx.state
+            new = self._parse()
+            if new.kind == "corrupt":
+                new = self._set_aside(new)
+            self._publish(new)
+            return new
+
+    def _publish(self, new: ix.State) -> None:
+        old = self._index.state
+        self._index.state = new
+        if old is not None and (old.problem, old.rejected) == (new.problem, new.rejected):
+            return   # said already
+        for note in self._notes(new):
+            log.warning(note)
+            warnings.warn(note, DecisionCacheWarning, stacklevel=4)
+
+    def _notes(self, state: ix.State) -> list[str]:
+        notes = [state.problem] if state.problem else []
+        if state.rejected:
+            n = len(state.rejected)
+            first = next(iter(state.rejected.values()))
+            notes.append(f"the decision cache {self.path}: {n} unusable entr{'y' if n == 1 else 'ies'} "
+                         f"ignored ({first}); the file is left as it is until the next write, "
+                         "which keeps a copy of it")
+        return notes
+
+    @property
+    def problem(self) -> str | None:
+        """Why the cache file as a whole is not used (``None`` when it is, or has no file)."""
+        return self._state().problem
+
+    @property
+    def loading(self) -> bool:
+        """Held and not yet read: lookups see an empty cache until :meth:`refresh`."""
+        return bool(self._index.held) and self._index.state is None
+
+    @property
+    def notes(self) -> list[str]:
+        """Every reason the cache is not used whole: the file's problem, skipped entries."""
+        return self._notes(self._state())
 
     def load(self) -> dict[str, dict]:
-        """Every entry.  A corrupt file is moved aside (warning) and reads as empty; a file
-        from a newer testcard reads as empty and stays.  ``self.problem`` says which."""
-        self.problem = None
-        data, entries, err = self._read()
-        if err is None:
-            return entries
-        if self._newer(err):
-            self.problem = f"the decision cache {self.path} was {err}; ignoring it"
-            warnings.warn(self.problem, DecisionCacheWarning, stacklevel=2)
-            return {}
+        """Every usable entry (a copy; the index is not re-read while the file is unchanged).
+        Never raises: a bad file reads as empty, a bad entry is left out; :attr:`notes` says why."""
+        return dict(self._state().entries)
+
+    def lookup(self, key: str) -> tuple[dict | None, str | None]:
+        """(entry, None) for ``fingerprint|band``; (None, why) when its entry was skipped as
+        unusable; (None, None) when there is none.  From the index; never raises."""
+        state = self._state()
+        entry = state.entries.get(key)
+        return entry, (None if entry is not None else state.rejected.get(key))
+
+    def hold(self) -> None:
+        """From now on serve lookups of this file (through any DecisionCache of it in this
+        process) from memory, never touching the disk: for a GUI thread.  Until the first
+        :meth:`refresh` (on a worker thread) the index reads as empty, ``loading``.  Every
+        write through this process still updates it.  :meth:`release` ends it."""
+        with self._index.lock:
+            self._index.held += 1
+
+    def refresh(self) -> bool:
+        """Check the file now (parsing only when it changed), also while held: for a worker
+        thread.  True when what lookups see changed; :attr:`notes` says what is wrong."""
+        before = self._index.state
+        return self._state(disk=True) is not before
+
+    def release(self) -> None:
+        """Undo one :meth:`hold`: once none is left, lookups check the file again."""
+        with self._index.lock:
+            self._index.held = max(0, self._index.held - 1)
+
+    # -- writing
+    def check_writable(self) -> None:
+        """Refuse now, with one sentence (``DecisionFileError``), what a write would refuse
+        later: a folder that cannot be made or written, a read-only file, a file that cannot
+        be read or was written by a newer testcard.  For a long job that records at its end."""
         with self.locked():
-            data2, entries, err = self._read()
-            if err is None:
-                return entries
-            if self._newer(err):
-                self.problem = f"the decision cache {self.path} was {err}; ignoring it"
-                return {}
-            dest = self._move_aside(err)
-            self.problem = f"the decision cache was corrupt and was moved aside to {dest.name}"
-            return {}
+            state = self._parse()
+            if state.kind in ("newer", "unreadable"):
+                raise DecisionFileError(f"{state.problem}; refusing to write to it")
+            self._writable()
+
+    def _writable(self) -> None:
+        try:
+            require_writable(self.path)
+        except ValueError as exc:
+            raise DecisionFileError(f"the decision cache: {exc}") from None
+
+    def _locked_state(self) -> ix.State:
+        """The file's state, under the lock: the index when the file is unchanged."""
+        state = self._index.state
+        if state is not None and state.kind == "ok" and self._current(state, self._stat()):
+            return state
+        return self._parse()
 
     def update(self, change: Callable[[dict[str, dict]], Any]) -> Any:
         """Read, ``change`` the entries in place, write back; all under the lock.
 
-        A corrupt cache is moved aside first; a newer one is refused."""
+        A corrupt cache is moved aside first; a newer or unreadable one is refused; a change
+        that would take the cache over its caps is refused and nothing is written.  Every
+        failure is a ``DecisionFileError`` naming the file."""
         with self.locked():
-            _, entries, err = self._read()
-            if err is not None:
-                if self._newer(err):
-                    raise DecisionFileError(f"the decision cache {self.path} was {err}; "
-                                            "refusing to overwrite it")
-                self._move_aside(err)
-                entries = {}
-            before = dict(entries)
+            state = self._locked_state()
+            if state.kind in ("newer", "unreadable"):
+                self._publish(state)
+                raise DecisionFileError(f"{state.problem}; refusing to overwrite it")
+            if state.kind == "corrupt":
+                aside = self._set_aside(state, have_lock=True)
+                self._publish(aside)
+                if aside.kind == "corrupt":
+                    raise DecisionFileError(f"{aside.problem}; refusing to overwrite it")
+                state = ix.MISSING
+            entries = dict(state.entries)
             out = change(entries)
-            if entries != before:
-                for stale in self.path.parent.glob(temp_glob(self.path)):
-                    # only writers holding this lock create these: any left is a killed writer's
-                    with contextlib.suppress(OSError):
-                        stale.unlink()
-                atomic_write(self.path, encode(entries), make_parent=True)
+            if entries == state.entries:
+                self._publish(state)
+            else:
+                self._write(state, entries)
             return out
+
+    def _write(self, state: ix.State, entries: dict[str, dict]) -> None:
+        if len(entries) > MAX_ENTRIES:
+            raise DecisionFileError(f"refusing to write the decision cache {self.path}: "
+                                    f"{len(entries)} entries is over the limit of {MAX_ENTRIES} "
+                                    "(remove some with testcard decisions clear)")
+        data = encode(entries)
+        if len(data) > MAX_FILE_BYTES:
+            raise DecisionFileError(f"refusing to write the decision cache {self.path}: "
+                                    f"{len(data)} bytes is over the {MAX_FILE_BYTES}-byte limit")
+        self._writable()
+        try:
+            kept = move_aside(self.path, "unusable") if state.rejected else None
+            for stale in self.path.parent.glob(temp_glob(self.path)):
+                # only writers holding this lock create these: any left is a killed writer's
+                with contextlib.suppress(OSError):
+                    stale.unlink()
+            atomic_write(self.path, data, make_parent=True)
+            sig = ix.stat_signature(self.path)
+        except OSError as exc:
+            raise DecisionFileError(f"cannot write the decision cache {self.path}: "
+                                    f"{_why(exc)}") from None
+        self._index.state = ix.State("ok", sig, entries)
+        if kept is not None:
+            n = len(state.rejected)
+            note = (f"the decision cache {self.path}: dropped {n} unusable entr"
+                    f"{'y' if n == 1 else 'ies'} ({next(iter(state.rejected.values()))}); "
+                    f"the previous file is kept as {Path(kept).name}")
+            log.warning(note)
+            warnings.warn(note, DecisionCacheWarning, stacklevel=4)
 
     # -- conveniences
     def record(self, fp: str, band: str | Band, entry: dict) -> str:
         """Store one verdict (replacing the same device and band).  Refuses a winner that is
         not a declared candidate, and any invalid entry."""
         if isinstance(entry, dict) and entry.get("winner") not in PATHS:
-            raise ValueError(f"refusing to record {entry.get('winner')!r}: not a declared candidate "
-                             f"({', '.join(PATHS)})")
+            raise ValueError(f"refusing to record {entry.get('winner')!r:.60}: not a declared "
+                             f"candidate ({', '.join(PATHS)})")
         key = make_key(fp, band)
-        clean = validate_entry(key, entry)
+        clean = validate_entry(key, entry, self.now())
 
         def put(entries):
             entries[key] = clean

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from core.decisions.bands import Band, band_chain, format_band
 from core.decisions.cache import DecisionCache
 from core.decisions.fingerprint import fingerprint
-from core.decisions.schema import DecisionFileError, make_key
+from core.decisions.schema import make_key
 from core.engine import PATHS, path_problem
 
 log = logging.getLogger("testcard.decisions")
@@ -92,8 +92,10 @@ def choose_path(band, device: str = "cpu", *, cache: DecisionCache | None = None
     ``band`` is a band (name) or a list of them, most specific first (see
     :func:`core.decisions.bands.band_chain`); ``None`` or ``[]`` consults only global pins.
     ``problem(path, device)`` says why a path cannot run here (default:
-    ``core.engine.path_problem``).  Never raises for a bad pin or cache: they fall
-    through with the reason kept.
+    ``core.engine.path_problem``).  Never raises for a bad pin, a bad cache or its folder
+    (corrupt, unreadable, read-only, newer, locked, a folder in its place...): they fall
+    through with the reason kept.  ``ValueError`` only for a band or device the caller named
+    wrongly.  Lookups hit the cache's in-memory index (:mod:`core.decisions.index`).
     """
     problem = problem or _default_problem
     env = os.environ if env is None else env
@@ -106,8 +108,8 @@ def choose_path(band, device: str = "cpu", *, cache: DecisionCache | None = None
     fp = fingerprint(device)
     skipped: list[str] = []
 
-    def fall(why: str):
-        log.warning("render path for %s on %s: %s", bands[0] if bands else "any band", device, why)
+    def fall(why: str, level: int = logging.WARNING):
+        log.log(level, "render path for %s on %s: %s", bands[0] if bands else "any band", device, why)
         skipped.append(why)
 
     def unusable(path: str) -> str | None:
@@ -138,25 +140,25 @@ def choose_path(band, device: str = "cpu", *, cache: DecisionCache | None = None
                 fall(f"pinned {path} cannot run here: {why}")
     # 2. the cache, this device's entries only
     if bands:
-        cache = cache or DecisionCache()
         try:
-            entries = cache.load()
-        except DecisionFileError as exc:
-            entries = {}
-            fall(str(exc))
-        else:
-            if cache.problem:
-                fall(cache.problem)
-        for band_name in bands:
-            entry = entries.get(make_key(fp, band_name))
-            if entry is None:
-                continue
-            path = entry["winner"]
-            why = unusable(path)
-            if why is None:
-                return decided(path, "cache", f"measured here for {band_name} on "
-                               f"{entry['measured_at']}", band_name, entry)
-            fall(f"cached {path} for {band_name} cannot run here: {why}")
+            cache = cache or DecisionCache()
+            if cache.problem:   # still being read (a held index) is no fault: said quietly
+                fall(cache.problem, logging.INFO if cache.loading else logging.WARNING)
+            for band_name in bands:
+                entry, bad = cache.lookup(make_key(fp, band_name))
+                if bad:
+                    fall(f"the cached entry for {band_name} is unusable: {bad}")
+                if entry is None:
+                    continue
+                path = entry["winner"]
+                why = unusable(path)
+                if why is None:
+                    return decided(path, "cache", f"measured here for {band_name} on "
+                                   f"{entry['measured_at']}", band_name, entry)
+                fall(f"cached {path} for {band_name} cannot run here: {why}")
+        except Exception as exc:  # noqa: BLE001 - the cache is advice: nothing in it stops a render
+            log.exception("decision cache lookup failed")
+            fall(f"the decision cache could not be consulted ({type(exc).__name__}: {exc})")
     # 3. the default: the first path in preference order that runs here (numpy on the CPU)
     for path in PATHS:
         if unusable(path) is None:

@@ -20,10 +20,13 @@ import sys
 
 from core.engine import available_devices, device_problem
 
+MAX_FINGERPRINT_CHARS = 200
+
 
 def _clean(text: str) -> str:
-    text = re.sub(r"\s+", " ", text.replace("|", "/")).strip()
-    return text or "unknown"
+    text = re.sub(r"\s+", " ", text.replace("|", "/"))
+    text = "".join(ch for ch in text if ch.isprintable()).strip()
+    return text[:120].strip() or "unknown"
 
 
 @functools.cache
@@ -104,11 +107,15 @@ def box_fingerprints() -> dict[str, str]:
 
 
 def is_fingerprint(text: str) -> bool:
-    """Whether ``text`` has a fingerprint's shape (``kind:description``, no ``|``)."""
-    if not isinstance(text, str) or "|" in text or text != text.strip():
+    """Whether ``text`` has a fingerprint's shape: ``kind:description``, at most
+    :data:`MAX_FINGERPRINT_CHARS` printable characters (no newline, no control character),
+    no ``|``, no surrounding blanks."""
+    if (not isinstance(text, str) or len(text) > MAX_FINGERPRINT_CHARS or "|" in text
+            or text != text.strip() or not text.isprintable()):
         return False
     kind, sep, rest = text.partition(":")
     return bool(sep) and kind in ("cpu", "cuda", "mps") and bool(rest.strip())
 
 
-__all__ = ["fingerprint", "box_fingerprints", "cpu_model", "cpu_cores", "is_fingerprint", "device_kind"]
+__all__ = ["MAX_FINGERPRINT_CHARS", "fingerprint", "box_fingerprints", "cpu_model", "cpu_cores",
+           "is_fingerprint", "device_kind"]

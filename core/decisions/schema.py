@@ -1,21 +1,42 @@
 """The decision document: its schema, validation of every field, encoding, and the entry a
-race result becomes.  One serialisation for the cache and for decision files alike."""
+race result becomes.  One serialisation for the cache and for decision files alike.
+
+What the edge refuses, naming the field: a document over :data:`MAX_FILE_BYTES` or with more
+than :data:`MAX_ENTRIES` entries (counted before any entry is validated), anything
+:func:`core.jsonfile.parse_json` refuses (not UTF-8, nested too deeply, duplicate keys, NaN,
+huge integers), a boolean where a number belongs, a non-finite or out-of-range number, a
+string over its cap or with a control character in it (free-text reasons may hold newlines
+and tabs, nothing else), a key longer than :data:`MAX_KEY_CHARS`, a ``measured_at`` more than
+:data:`FUTURE_SKEW_S` seconds in the future, and a document whose schema is newer than
+:data:`SCHEMA` (:class:`NewerSchemaError`: upgrade testcard).  The ``testcard`` version inside
+an entry is informational: the document's schema alone decides whether it can be read.
+
+A decision file is all or nothing (:func:`parse_document`); the cache is read entry by entry
+(:func:`parse_cache`), so one bad entry costs that entry, not every verdict.
+"""
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
 import math
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
 from core import version
 from core.decisions.bands import Band, format_band
-from core.decisions.fingerprint import is_fingerprint
+from core.decisions.fingerprint import MAX_FINGERPRINT_CHARS, is_fingerprint
 from core.decisions.race import STATUSES, RaceResult
 from core.engine import PATHS
+from core.jsonfile import JsonError, parse_json
 
 SCHEMA = 1
+
+MAX_FILE_BYTES = 8 * 1024 * 1024   # a decision file or the cache, refused above this
+MAX_ENTRIES = 5000                 # entries in one document (about 300 bands x a dozen devices)
+MAX_KEY_CHARS = 300                # "fingerprint|band"
+FUTURE_SKEW_S = 900.0              # how far in the future a measured_at may lie (clock skew)
 
 
 KIND = "testcard-decisions"
@@ -23,6 +44,10 @@ KIND = "testcard-decisions"
 
 class DecisionFileError(ValueError):
     """A decision file (or the cache) that cannot be used, with one sentence saying why."""
+
+
+class NewerSchemaError(DecisionFileError):
+    """A document written by a newer testcard (a schema above :data:`SCHEMA`)."""
 
 
 def torch_version() -> str | None:
@@ -65,21 +90,59 @@ def _integer(v, what: str, lo: int, hi: int) -> int:
     return v
 
 
-def _text(v, what: str, limit: int, *, none_ok: bool = False, empty_ok: bool = True) -> str | None:
+_CONTROL = {"Cc", "Cf", "Cs", "Zl", "Zp"}   # control, format, surrogate, line/paragraph separators
+
+
+def control_char(text: str, *, multiline: bool = False) -> str | None:
+    """The first control character in ``text`` (``None`` when it has none); ``multiline``
+    allows newlines and tabs."""
+    if (text.replace("\n", " ").replace("\t", " ") if multiline else text).isprintable():
+        return None   # the common case, in C: isprintable() refuses a superset of _CONTROL
+    for ch in text:
+        if multiline and ch in "\n\t":
+            continue
+        if unicodedata.category(ch) in _CONTROL:
+            return ch
+    return None
+
+
+def clean_text(text: str, limit: int) -> str:
+    """``text`` as written into a document: control characters other than newline and tab
+    replaced by a space, cut to ``limit`` characters."""
+    text = text[:limit]
+    if control_char(text, multiline=True) is None:
+        return text
+    return "".join(" " if ch not in "\n\t" and unicodedata.category(ch) in _CONTROL else ch
+                   for ch in text)
+
+
+def _text(v, what: str, limit: int, *, none_ok: bool = False, empty_ok: bool = True,
+          multiline: bool = False) -> str | None:
     if v is None and none_ok:
         return None
     if not isinstance(v, str) or len(v) > limit or (not empty_ok and not v.strip()):
-        raise DecisionFileError(f"{what} must be a string of at most {limit} characters, got {v!r:.60}")
+        shown = f"{len(v)} characters" if isinstance(v, str) and len(v) > limit else f"{v!r:.60}"
+        raise DecisionFileError(f"{what} must be a string of at most {limit} characters, got {shown}")
+    bad = control_char(v, multiline=multiline)
+    if bad is not None:
+        raise DecisionFileError(f"{what} holds a control character ({bad!r})")
     return v
 
 
 def split_key(key: str) -> tuple[str, str]:
     """``fingerprint|band`` -> (fingerprint, canonical band); ``DecisionFileError`` if malformed."""
+    if isinstance(key, str) and len(key) > MAX_KEY_CHARS:
+        raise DecisionFileError(f"entry key of {len(key)} characters is over the limit of "
+                                f"{MAX_KEY_CHARS} ({key[:40]!r}...)")
     if not isinstance(key, str) or key.count("|") != 1:
         raise DecisionFileError(f"entry key {key!r:.80} is not 'fingerprint|band'")
     fp, band = key.split("|")
     if not is_fingerprint(fp):
-        raise DecisionFileError(f"entry key {key!r:.80}: {fp!r:.60} is not a device fingerprint")
+        why = ("holds a control character" if control_char(fp) is not None
+               else f"is over {MAX_FINGERPRINT_CHARS} characters" if len(fp) > MAX_FINGERPRINT_CHARS
+               else "is not kind:description (cpu, cuda or mps)")
+        raise DecisionFileError(f"entry key {key!r:.80}: {fp!r:.60} is not a device fingerprint "
+                                f"(it {why})")
     try:
         canonical = format_band(band)
     except ValueError as exc:
@@ -93,16 +156,17 @@ def make_key(fp: str, band: str | Band) -> str:
     return f"{fp}|{format_band(band)}"
 
 
-def validate_entry(key: str, entry: Any) -> dict:
-    """A clean copy of one entry, or ``DecisionFileError`` naming the entry and the fault."""
+def validate_entry(key: str, entry: Any, now: _dt.datetime | None = None) -> dict:
+    """A clean copy of one entry, or ``DecisionFileError`` naming the entry and the fault.
+    ``now`` (aware; default: the clock) is what ``measured_at`` may not lie beyond."""
     split_key(key)
     try:
-        return _validate_entry(entry)
+        return _validate_entry(entry, now or _dt.datetime.now(_dt.UTC))
     except DecisionFileError as exc:
         raise DecisionFileError(f"entry {key!r}: {exc}") from None
 
 
-def _validate_entry(e: Any) -> dict:
+def _validate_entry(e: Any, now: _dt.datetime) -> dict:
     if not isinstance(e, dict):
         raise DecisionFileError(f"must be an object, got {type(e).__name__}")
     extra, missing = set(e) - _ENTRY_KEYS, _ENTRY_REQUIRED - set(e)
@@ -133,7 +197,7 @@ def _validate_entry(e: Any) -> dict:
             "median_ms": _number(c["median_ms"], f"{what} median_ms", 1e6, none_ok=not ok),
             "spread_ms": _number(c["spread_ms"], f"{what} spread_ms", 1e6, none_ok=not ok),
             "compile_s": _number(c["compile_s"], f"{what} compile_s", 1e5, none_ok=True),
-            "reason": _text(c.get("reason", ""), f"{what} reason", 2000),
+            "reason": _text(c.get("reason", ""), f"{what} reason", 2000, multiline=True),
         }
     winner = e["winner"]
     if winner not in PATHS:
@@ -147,21 +211,29 @@ def _validate_entry(e: Any) -> dict:
         raise DecisionFileError(f"measured_at {measured!r} is not an ISO 8601 time") from None
     if when.tzinfo is None:
         raise DecisionFileError(f"measured_at {measured!r} has no time zone")
+    try:
+        ahead = (when - now).total_seconds()
+    except OverflowError:  # pragma: no cover - aware datetimes at the calendar's edge
+        raise DecisionFileError(f"measured_at {measured!r} is out of range") from None
+    if ahead > FUTURE_SKEW_S:
+        raise DecisionFileError(f"measured_at {measured!r} is in the future "
+                                f"({ahead / 3600:.1f} h ahead of this clock)")
     return {
         "winner": winner,
         "candidates": clean_c,
         "rounds": _integer(e["rounds"], "rounds", 1, 100000),
         "frames": _integer(e["frames"], "frames", 1, 100000),
         "margin": _number(e["margin"], "margin", 0.999),
-        "reason": _text(e.get("reason", ""), "reason", 2000),
+        "reason": _text(e.get("reason", ""), "reason", 2000, multiline=True),
         "measured_at": measured,
         "testcard": _text(e["testcard"], "testcard", 64, empty_ok=False),
         "torch": _text(e["torch"], "torch", 64, none_ok=True, empty_ok=False),
     }
 
 
-def validate_document(doc: Any) -> dict[str, dict]:
-    """Every entry of a decision document, validated; the first fault refuses the whole."""
+def _check_document(doc: Any) -> dict:
+    """The ``entries`` object of a document whose envelope is valid; ``DecisionFileError``
+    (``NewerSchemaError`` for a newer schema) otherwise."""
     if not isinstance(doc, dict):
         raise DecisionFileError("not a testcard decision file (expected a JSON object)")
     if doc.get("kind") != KIND:
@@ -170,7 +242,8 @@ def validate_document(doc: Any) -> dict[str, dict]:
     if isinstance(schema, bool) or not isinstance(schema, int):
         raise DecisionFileError(f"schema version must be an integer, got {schema!r:.60}")
     if schema > SCHEMA:
-        raise DecisionFileError(f"written by a newer testcard (schema {schema}; this one reads {SCHEMA})")
+        raise NewerSchemaError(f"written by a newer testcard (schema {schema}; this one reads "
+                               f"{SCHEMA}): upgrade testcard to use it")
     if schema != SCHEMA:
         raise DecisionFileError(f"unsupported schema version {schema} (this testcard reads {SCHEMA})")
     extra = set(doc) - _TOP_KEYS
@@ -181,7 +254,24 @@ def validate_document(doc: Any) -> dict[str, dict]:
     entries = doc.get("entries")
     if not isinstance(entries, dict):
         raise DecisionFileError("entries must be an object keyed 'fingerprint|band'")
-    return {k: validate_entry(k, v) for k, v in entries.items()}
+    if len(entries) > MAX_ENTRIES:
+        raise DecisionFileError(f"{len(entries)} entries is over the limit of {MAX_ENTRIES}")
+    return entries
+
+
+def validate_document(doc: Any, now: _dt.datetime | None = None) -> dict[str, dict]:
+    """Every entry of a decision document, validated; the first fault refuses the whole."""
+    entries = _check_document(doc)
+    now = now or _dt.datetime.now(_dt.UTC)
+    return {k: validate_entry(k, v, now) for k, v in entries.items()}
+
+
+def _parse(data: bytes | str, source: str):
+    try:
+        return parse_json(data, source=source, max_bytes=MAX_FILE_BYTES)
+    except JsonError as exc:
+        # the caller names the file: keep only the reason
+        raise DecisionFileError(str(exc).removeprefix(f"{source}: ")) from None
 
 
 def document(entries: Mapping[str, dict]) -> dict:
@@ -193,14 +283,27 @@ def encode(entries: Mapping[str, dict]) -> bytes:
     return (json.dumps(document(entries), indent=2, sort_keys=False) + "\n").encode("utf-8")
 
 
-def parse_document(data: bytes | str) -> dict[str, dict]:
-    try:
-        doc = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DecisionFileError(f"not valid JSON ({exc})") from None
-    except RecursionError:
-        raise DecisionFileError("not a testcard decision file (nested too deeply)") from None
-    return validate_document(doc)
+def parse_document(data: bytes | str, now: _dt.datetime | None = None, *,
+                   source: str = "decision file") -> dict[str, dict]:
+    """Every entry of a decision document, all or nothing (:func:`validate_document`)."""
+    return validate_document(_parse(data, source), now)
+
+
+def parse_cache(data: bytes | str, now: _dt.datetime | None = None, *,
+                source: str = "decision cache") -> tuple[dict[str, dict], dict[str, str]]:
+    """The cache's usable entries and ``{key: why}`` for each entry that is not.
+
+    A fault in the envelope (not JSON, not a decision document, over a cap, a newer schema)
+    refuses the whole with ``DecisionFileError``; a bad entry costs only that entry."""
+    raw = _check_document(_parse(data, source))
+    now = now or _dt.datetime.now(_dt.UTC)
+    good, bad = {}, {}
+    for k, v in raw.items():
+        try:
+            good[k] = validate_entry(k, v, now)
+        except DecisionFileError as exc:
+            bad[k] = str(exc)
+    return good, bad
 
 
 def now_iso() -> str:
@@ -216,7 +319,7 @@ def candidate_figures(result: RaceResult) -> dict[str, dict]:
     files, ``testcard measure --json``): status, median and spread in ms, compile time, reason."""
     return {name: {"status": c.status, "median_ms": _rounded(c.median_ms, 4),
                    "spread_ms": _rounded(c.spread_ms, 4), "compile_s": _rounded(c.compile_s, 3),
-                   "reason": c.reason[:2000]}
+                   "reason": clean_text(c.reason, 2000)}
             for name, c in result.candidates.items()}
 
 
@@ -226,5 +329,5 @@ def entry_from_result(result: RaceResult, measured_at: str | None = None) -> dic
         raise ValueError(f"nothing to record for {result.band}: {result.reason}")
     return {"winner": result.winner, "candidates": candidate_figures(result),
             "rounds": result.settings.rounds, "frames": result.settings.frames,
-            "margin": result.settings.margin, "reason": result.reason[:2000],
+            "margin": result.settings.margin, "reason": clean_text(result.reason, 2000),
             "measured_at": measured_at or now_iso(), "testcard": version(), "torch": torch_version()}

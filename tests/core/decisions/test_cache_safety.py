@@ -9,82 +9,17 @@ import tempfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from core.decisions import (
     DecisionCache,
     DecisionFileError,
-    document,
     import_decisions,
     parse_document,
     validate_document,
 )
 from tests.helpers import ROOT
-from tests.helpers.decision_helpers import BAND, HERE, OTHER, entry, key
-
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**12, 10**12)
-    | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=12)
-    | st.sampled_from(["numpy", "torch-eager", "torch-compiled", "opencl", "ok", "error",
-                       "2025-01-01T00:00:00+00:00", "2025-01-01", HERE, OTHER, BAND, "", "x|y"]),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
-    max_leaves=6,
-)
-
-
-def _paths(node, prefix=()):
-    """Every location in a JSON tree (as key paths), the root included."""
-    yield prefix
-    if isinstance(node, dict):
-        for k, v in node.items():
-            yield from _paths(v, prefix + (k,))
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            yield from _paths(v, prefix + (i,))
-
-
-def _valid_doc():
-    return document({key(HERE, BAND): entry("torch-compiled"),
-                       key(HERE, "static@1080p/rgb8"): entry("torch-eager", torch="1.13.0"),
-                       key(OTHER, BAND): entry("torch-eager")})
-
-
-@st.composite
-def mutated_files(draw):
-    doc = _valid_doc()
-    kind = draw(st.sampled_from(["replace", "delete", "insert", "rename", "bytes"]))
-    if kind == "bytes":
-        raw = bytearray(json.dumps(doc, indent=1).encode())
-        pos = draw(st.integers(0, len(raw) - 1))
-        how = draw(st.sampled_from(["truncate", "flip", "drop"]))
-        if how == "truncate":
-            raw = raw[:pos]
-        elif how == "flip":
-            raw[pos] = draw(st.integers(0, 255))
-        else:
-            del raw[pos]
-        return bytes(raw)
-    where = draw(st.sampled_from(list(_paths(doc))))
-    parent, last = None, None
-    node = doc
-    for part in where:
-        parent, last, node = node, part, node[part]
-    if kind == "replace":
-        value = draw(json_values)
-        if parent is None:
-            doc = value
-        else:
-            parent[last] = value
-    elif kind == "delete" and parent is not None:
-        del parent[last]
-    elif kind in ("insert", "rename") and isinstance(node, dict):
-        name = draw(st.text(max_size=10) | st.sampled_from(list(node) or ["x"]))
-        if kind == "rename" and node:
-            old = draw(st.sampled_from(list(node)))
-            node[name] = node.pop(old)
-        else:
-            node[name] = draw(json_values)
-    return json.dumps(doc, allow_nan=True).encode()
+from tests.helpers.decision_helpers import BAND, HERE, entry, key
+from tests.helpers.decision_mutations import mutated_files, valid_doc
 
 
 def _expected_merge(local, incoming):
@@ -128,7 +63,7 @@ def test_random_mutations_never_half_apply(raw):
 def test_unmutated_file_is_accepted():
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "in.json"
-        src.write_text(json.dumps(_valid_doc()))
+        src.write_text(json.dumps(valid_doc()))
         r = import_decisions(src, cache=DecisionCache(Path(tmp) / "c.json"), here=[HERE])
         assert (r.imported, r.kept_local, r.carried) == (2, 0, 1) and len(r.warnings) == 1
 
