@@ -13,7 +13,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from core.atomic import atomic_text, atomic_write
+from core.atomic import atomic_text, atomic_write, require_writable
 from resources import APP_ID, ICON_SIZES
 
 
@@ -91,6 +91,8 @@ def run(args) -> int:
                 dest.unlink()
                 print(f"removed {dest}")
         return 0
+    for dest in files:  # every file checked before the first is written
+        require_writable(dest, make_parent=True)
     for dest, src in files.items():
         try:
             if isinstance(src, str):

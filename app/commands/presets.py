@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from app.commands.common import Progress, print_json
+from app.commands.common import Progress, print_json, refuse_overwriting_inputs
 from core.patterns import parse_size
 
 
@@ -50,6 +50,7 @@ def run(args) -> int:
 
 
 def _render(preset, args) -> int:
+    from core.imageio import check_output_path, sidecar_path
     from core.manifest import save_frame
     from core.patterns import render
 
@@ -60,10 +61,13 @@ def _render(preset, args) -> int:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ValueError(f"cannot create {folder}: {exc.strerror or exc}") from None
+    outs = [folder / f"{i + 1:02d}-{spec.pattern}.{args.format}" for i, spec in enumerate(specs)]
+    for out in outs:  # every file checked before the first frame is rendered
+        check_output_path(out, sidecar=True)
+    refuse_overwriting_inputs([*outs, *map(sidecar_path, outs)], [preset.source])
     prog = Progress(len(specs), preset.name)
-    for i, spec in enumerate(specs):
+    for i, (spec, out) in enumerate(zip(specs, outs, strict=True)):
         prog.update(i, spec.pattern)
-        out = folder / f"{i + 1:02d}-{spec.pattern}.{args.format}"
         save_frame(out, spec, render(spec, 0), 0, "numpy", None)
     prog.update(len(specs))
     prog.close()
