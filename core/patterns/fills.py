@@ -19,6 +19,13 @@ from core.patterns.spec import Ctx
 from core.plan import Rows
 
 
+def _at_most_one_per_pixel(name: str, count: int, pixels: int, axis: str, what: str) -> None:
+    """Refuse more divisions than the frame has pixels along the axis (some would not show)."""
+    if count > pixels:
+        raise ValueError(f"{name}: {count} does not fit the {pixels}-pixel {axis} "
+                         f"(at most one {what} per pixel)")
+
+
 def _expand_palette(palette) -> list:
     """display-patterns semantics: 1 fills, 2 -> (c0,c1,c1,c0), 3 -> (c0,c1,c2,c0), 4 direct."""
     p = list(palette)
@@ -82,6 +89,8 @@ register(Pattern(
     ),
     _checkerboard,
     animates=lambda p: p.get("invert_every", 0) > 0,
+    fits=lambda p, w, h: (_at_most_one_per_pixel("columns", p["columns"], w, "width", "tile"),
+                          _at_most_one_per_pixel("rows", p["rows"], h, "height", "tile")),
 ))
 
 
@@ -206,6 +215,9 @@ register(Pattern(
         Param("direction", "choice", "horizontal", "Wedge direction", choices=("horizontal", "vertical")),
     ),
     _steps,
+    fits=lambda p, w, h: _at_most_one_per_pixel(
+        "count", p["count"], w if p["direction"] == "horizontal" else h,
+        "width" if p["direction"] == "horizontal" else "height", "step"),
 ))
 
 

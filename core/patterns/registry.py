@@ -7,20 +7,73 @@ here: name, kind, default, range, description, and whether a pattern animates.
 
 from __future__ import annotations
 
-import math
+import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.levels import Levels, parse_colour, parse_palette
-
-PARAM_KINDS = ("int", "float", "choice", "bool", "colour", "palette")
+from core.levels import Levels, parse_colour, parse_number, parse_palette, shown
 
 
 def jsonable(v):
     if isinstance(v, tuple):
         return [jsonable(x) for x in v]
     return v
+
+
+def _check_range(p: Param, v):
+    if p.min is not None and v < p.min:
+        raise ValueError(f"{p.name}: {v} is below the minimum {p.min:g}")
+    if p.max is not None and v > p.max:
+        raise ValueError(f"{p.name}: {v} is above the maximum {p.max:g}")
+    return v
+
+
+def _int(p: Param, value, levels: Levels) -> int:
+    return _check_range(p, parse_number(value, p.name, integer=True))
+
+
+def _float(p: Param, value, levels: Levels) -> float:
+    return _check_range(p, float(parse_number(value, p.name)))
+
+
+def _choice(p: Param, value, levels: Levels) -> str:
+    text = value.strip() if isinstance(value, str) else None
+    if text not in p.choices:
+        raise ValueError(f"{p.name}: {shown(value)} is not one of {', '.join(map(str, p.choices))}")
+    return text
+
+
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def _bool(p: Param, value, levels: Levels) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and len(value) <= 16:
+        low = value.strip().lower()
+        if low in _TRUE or low in _FALSE:
+            return low in _TRUE
+    elif isinstance(value, numbers.Integral) and value in (0, 1):
+        return bool(value)
+    raise ValueError(f"{p.name}: expected true/false, got {shown(value)}")
+
+
+def _colour(p: Param, value, levels: Levels) -> tuple[int, int, int]:
+    return parse_colour(value, levels, p.name)
+
+
+def _palette(p: Param, value, levels: Levels) -> tuple[tuple[int, int, int], ...]:
+    return parse_palette(value, levels, p.name)
+
+
+# One validator per parameter kind: each returns the value or raises one ValueError that starts
+# with the parameter's name ("color: inf is not a finite number").
+VALIDATORS: dict[str, Callable[[Param, Any, Levels], Any]] = {
+    "int": _int, "float": _float, "choice": _choice, "bool": _bool, "colour": _colour,
+    "palette": _palette,
+}
+PARAM_KINDS = tuple(VALIDATORS)
 
 
 @dataclass(frozen=True)
@@ -33,51 +86,14 @@ class Param:
     max: float | None = None
     choices: tuple = ()
 
+    def __post_init__(self):
+        if self.kind not in VALIDATORS:
+            raise ValueError(f"parameter {self.name!r}: unknown kind {self.kind!r}")
+
     def resolve(self, value, levels: Levels):
-        """Parse and validate one value (strings from the CLI accepted)."""
-        what = f"parameter {self.name!r}"
-        if self.kind == "colour":
-            return parse_colour(value, levels, what)
-        if self.kind == "palette":
-            return parse_palette(value, levels, what)
-        if self.kind == "bool":
-            if isinstance(value, str):
-                low = value.strip().lower()
-                if low in ("1", "true", "yes", "on"):
-                    return True
-                if low in ("0", "false", "no", "off"):
-                    return False
-                raise ValueError(f"{what}: expected true/false, got {value!r}")
-            if isinstance(value, (bool, int)) and value in (0, 1):
-                return bool(value)
-            raise ValueError(f"{what}: expected true/false, got {value!r}")
-        if self.kind == "choice":
-            text = str(value)
-            if text not in self.choices:
-                raise ValueError(f"{what}: {value!r} is not one of {', '.join(map(str, self.choices))}")
-            return text
-        if self.kind == "int":
-            try:
-                f = float(value)
-            except (TypeError, ValueError):
-                raise ValueError(f"{what}: expected an integer, got {value!r}") from None
-            if isinstance(value, bool) or not math.isfinite(f) or f != int(f):
-                raise ValueError(f"{what}: expected an integer, got {value!r}")
-            v = int(f)
-        elif self.kind == "float":
-            try:
-                v = float(value)
-            except (TypeError, ValueError):
-                raise ValueError(f"{what}: expected a number, got {value!r}") from None
-            if not math.isfinite(v):
-                raise ValueError(f"{what}: expected a finite number, got {value!r}")
-        else:  # pragma: no cover - guarded by PARAM_KINDS
-            raise ValueError(f"unknown parameter kind {self.kind}")
-        if self.min is not None and v < self.min:
-            raise ValueError(f"{what}: {v} is below the minimum {self.min:g}")
-        if self.max is not None and v > self.max:
-            raise ValueError(f"{what}: {v} is above the maximum {self.max:g}")
-        return v
+        """Parse and validate one value (strings from the CLI accepted): the value, or one
+        ``ValueError`` naming this parameter."""
+        return VALIDATORS[self.kind](self, value, levels)
 
     def to_dict(self) -> dict:
         d = {"name": self.name, "kind": self.kind, "default": jsonable(self.default),
@@ -91,6 +107,10 @@ class Param:
         return d
 
 
+def _fits_anything(params: Mapping[str, Any], width: int, height: int) -> None:
+    return None
+
+
 @dataclass(frozen=True)
 class Pattern:
     name: str
@@ -101,13 +121,16 @@ class Pattern:
     body: Callable
     animates: Callable[[Mapping[str, Any]], bool] = field(default=lambda p: False)
     min_bits: int = 1
+    # Refuses (ValueError naming the parameter) resolved parameters that cannot be shown at a
+    # frame size: more steps than pixels, more tiles than pixels.
+    fits: Callable[[Mapping[str, Any], int, int], None] = _fits_anything
 
     def param(self, name: str) -> Param:
         for p in self.params:
             if p.name == name:
                 return p
         known = ", ".join(p.name for p in self.params) or "none"
-        raise ValueError(f"pattern {self.name!r} has no parameter {name!r} (known: {known})")
+        raise ValueError(f"pattern {self.name!r} has no parameter {shown(name)} (known: {known})")
 
     @property
     def can_animate(self) -> bool:
@@ -135,10 +158,9 @@ def register(pattern: Pattern) -> Pattern:
 
 
 def get_pattern(name: str) -> Pattern:
-    try:
+    if isinstance(name, str) and name in PATTERNS:
         return PATTERNS[name]
-    except KeyError:
-        raise ValueError(f"unknown pattern {name!r}: expected one of {', '.join(PATTERNS)}") from None
+    raise ValueError(f"unknown pattern {shown(name)}: expected one of {', '.join(PATTERNS)}")
 
 
 def catalog() -> list[Pattern]:

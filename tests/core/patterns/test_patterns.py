@@ -63,7 +63,7 @@ def test_checkerboard_palette_semantics(backend, to_np, bits, npal):
     assert np.array_equal(a, checker_reference(48, 30, palette, 5))
 
 
-@pytest.mark.parametrize("roi", [(7, 3, 20, 11), (40, 25, 30, 30), (-4, -3, 13, 9), (0, 0, 0, 5)])
+@pytest.mark.parametrize("roi", [(7, 3, 20, 11), (40, 25, 30, 30), (-4, -3, 13, 9), (47, 29, 5, 5)])
 def test_roi_bounds_clipping_and_parity(backend, to_np, roi):
     palette = [(1, 1, 1), (2, 2, 2), (3, 3, 3), (4, 4, 4)]
     a = rp("checkerboard", backend=backend, to_np=to_np, palette=palette, tile=3, roi=roi)
