@@ -7,6 +7,8 @@ All arithmetic here is on Python ints, so every backend sees the same constants.
 
 from __future__ import annotations
 
+import math
+import numbers
 import re
 from dataclasses import dataclass
 
@@ -62,60 +64,127 @@ class Levels:
 
 _NAMED = {"white": 100.0, "black": 0.0, "grey": 50.0, "gray": 50.0}
 
+# Bounds on what a parser reads, so a hostile value costs nothing and its message stays one line.
+MAX_NUMBER_CHARS = 64      # a number given as text
+MAX_COLOUR_CHARS = 200     # a colour given as text (a palette: four of them)
+MAX_MAGNITUDE = 2**63      # integers past this are refused before any arithmetic
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_INTEGER = re.compile(r"[+-]?\d+")
+_NOT_FINITE = re.compile(r"[+-]?(inf|infinity|nan)")
+
+
+def shown(value, limit: int = 40) -> str:
+    """``repr(value)`` cut to ``limit`` characters: a message quoting a 100,000-character input,
+    or an integer of thousands of digits, stays one short line."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    if isinstance(value, str) and len(value) > limit:
+        return repr(value[:limit] + "...")
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def parse_number(value, what: str, *, integer: bool = False) -> int | float:
+    """A finite number from a JSON or Python number or from text; ``ValueError`` naming ``what``.
+
+    Refuses true/false (a boolean is not a number), ``inf``/``nan`` and anything that overflows
+    to them (``1e400``), magnitudes of 2**63 and over, text over 64 characters, and with
+    ``integer`` a number with a fraction.  Range checks are the caller's.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{what}: {str(value).lower()} is a true/false value, not a number")
+    if isinstance(value, str):
+        text = value.strip()
+        if len(text) > MAX_NUMBER_CHARS:
+            raise ValueError(f"{what}: {shown(value)} is too long to be a number")
+        if _NOT_FINITE.fullmatch(text.lower()):
+            raise ValueError(f"{what}: {text} is not a finite number")
+        if integer and _INTEGER.fullmatch(text):
+            value = int(text)
+        elif _NUMBER.fullmatch(text):
+            value = float(text)
+            if not math.isfinite(value):
+                raise ValueError(f"{what}: {text} is not a finite number")
+        else:
+            kind = "an integer" if integer else "a number"
+            raise ValueError(f"{what}: cannot read {shown(value)} as {kind}")
+    if isinstance(value, numbers.Integral):
+        if abs(int(value)) >= MAX_MAGNITUDE:
+            raise ValueError(f"{what}: {shown(int(value))} is out of range")
+        return int(value)
+    if isinstance(value, numbers.Real):
+        f = float(value)
+        if not math.isfinite(f):
+            raise ValueError(f"{what}: {f} is not a finite number")
+        if abs(f) >= MAX_MAGNITUDE:
+            raise ValueError(f"{what}: {f:g} is out of range")
+        if integer:
+            if f != int(f):
+                raise ValueError(f"{what}: expected an integer, got {shown(value)}")
+            return int(f)
+        return f
+    kind = "an integer" if integer else "a number"
+    raise ValueError(f"{what}: expected {kind}, got {shown(value)}")
+
 
 def parse_colour(value, levels: Levels, what: str = "colour") -> tuple[int, int, int]:
     """Resolve a colour to three code values.
 
     Accepts a sequence of 1 or 3 ints (code values), a string of 1 or 3
     comma-separated entries, each an int code value or a percentage such as
-    ``75%`` of the black..white span, or one of white/black/grey.
+    ``75%`` of the black..white span, or one of white/black/grey.  Anything
+    else, true/false included, is one ``ValueError`` starting ``what:``.
     """
     if isinstance(value, str):
+        if len(value) > MAX_COLOUR_CHARS:
+            raise ValueError(f"{what}: {shown(value)} is too long to be a colour")
         text = value.strip().lower()
         if text in _NAMED:
             v = levels.level(_NAMED[text])
             return (v, v, v)
         parts = [p.strip() for p in re.split(r"[,\s]+", text) if p.strip()]
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+    elif isinstance(value, bool):
+        raise ValueError(f"{what}: {str(value).lower()} is a true/false value, not a colour")
+    elif isinstance(value, numbers.Real):
         parts = [value]
+    elif isinstance(value, (list, tuple)):
+        parts = list(value)
     else:
-        try:
-            parts = list(value)
-        except TypeError:
-            raise ValueError(f"{what}: cannot read {value!r} as a colour") from None
+        raise ValueError(f"{what}: cannot read {shown(value)} as a colour")
     if len(parts) not in (1, 3):
-        raise ValueError(f"{what}: expected 1 or 3 components, got {len(parts)} in {value!r}")
+        raise ValueError(f"{what}: expected 1 or 3 components, got {len(parts)} in {shown(value)}")
     out = []
     for p in parts:
         if isinstance(p, str) and p.endswith("%"):
-            try:
-                pct = float(p[:-1])
-            except ValueError:
-                raise ValueError(f"{what}: cannot read {p!r} as a percentage") from None
+            pct = parse_number(p[:-1], what)
             if not 0.0 <= pct <= 100.0:
                 raise ValueError(f"{what}: percentage {p} is outside 0..100 %")
             out.append(levels.level(pct))
             continue
-        try:
-            f = float(p)
-        except (TypeError, ValueError):
-            raise ValueError(f"{what}: cannot read {p!r} as a code value") from None
-        if f != int(f):
-            raise ValueError(f"{what}: code values are integers, got {p!r}")
-        out.append(levels.check(int(f), f"{what} value"))
+        code = parse_number(p, what, integer=True)
+        out.append(levels.check(code, f"{what}:"))
     if len(out) == 1:
         out = out * 3
     return tuple(out)  # type: ignore[return-value]
 
 
 def parse_palette(value, levels: Levels, what: str = "palette") -> tuple[tuple[int, int, int], ...]:
-    """1 to 4 colours, separated by ``;`` or ``/`` in a string, or a sequence of colours."""
+    """1 to 4 colours, separated by ``;`` or ``/`` in a string, or a sequence of colours
+    (a flat sequence of numbers, or one number, is one colour)."""
     if isinstance(value, str):
+        if len(value) > 4 * MAX_COLOUR_CHARS:
+            raise ValueError(f"{what}: {shown(value)} is too long to be a palette")
         items = [s for s in re.split(r"[;/]", value) if s.strip()]
-    else:
+    elif isinstance(value, bool):
+        raise ValueError(f"{what}: {str(value).lower()} is a true/false value, not a palette")
+    elif isinstance(value, numbers.Real):
+        items = [value]
+    elif isinstance(value, (list, tuple)):
         items = list(value)
-        if items and all(isinstance(v, (int, float)) for v in items):
+        if items and all(isinstance(v, numbers.Real) for v in items):
             items = [items]
+    else:
+        raise ValueError(f"{what}: cannot read {shown(value)} as a palette of 1 to 4 colours")
     if not 1 <= len(items) <= 4:
         raise ValueError(f"{what}: expected 1 to 4 colours, got {len(items)}")
     return tuple(parse_colour(c, levels, f"{what} colour {i}") for i, c in enumerate(items))
@@ -128,13 +197,45 @@ def swatch_rgb(code: tuple[int, int, int], levels: Levels) -> tuple[int, int, in
 
 
 def rescale_code(value: int, old: Levels, new: Levels) -> int:
-    """A code value carried to another bit depth: by shift in limited range (64 at 10 bits is
-    16 at 8), by proportion of full scale in full range (1023 at 10 bits is 255 at 8)."""
+    """A code value carried from ``old`` levels to ``new`` ones.  The one conversion rule:
+
+    * same bit depth: unchanged (clamped to the depth);
+    * both limited range: by shift, up ``v << d``, down ``(v + 2**(d-1)) >> d`` (rounded
+      half up), so 16..235 at 8 bits are exactly 64..940 at 10 and 4096..60160 at 16;
+    * otherwise by proportion of full scale, ``round(v * (2**n - 1) / (2**m - 1))`` from
+      ``m`` to ``n`` bits, in integers (the divisor is odd, so there is never a tie to break):
+      1023 at 10 bits is 255 at 8, 200 at 8 is 802 at 10.
+
+    Up then down is the identity: for every value at ``m`` bits and every ``n > m``,
+    ``rescale_code(rescale_code(v, m, n), n, m) == v`` (a step up is at least ~2 codes wide,
+    so rounding back lands on ``v``).  Down then up cannot be (fewer codes); that is why
+    an editor keeps what was typed (:class:`TypedCode`) and converts from that original.
+    The result is clamped to ``0..new.top``.
+    """
+    value = int(value)
     if old.bit_depth == new.bit_depth:
-        return min(value, new.top)
-    if old.limited and new.limited:
+        out = value
+    elif old.limited and new.limited:
         d = new.bit_depth - old.bit_depth
-        out = value << d if d > 0 else value >> -d
+        out = value << d if d > 0 else (value + (1 << (-d - 1))) >> -d
     else:
-        out = round(value * new.top / old.top)
+        out = (2 * value * new.top + old.top) // (2 * old.top)
     return max(0, min(new.top, out))
+
+
+@dataclass(frozen=True)
+class TypedCode:
+    """Code values as typed, and the levels they were typed at.
+
+    Shown at other levels by converting from this original each time
+    (:func:`rescale_code`), never from an already converted value: 200 typed at 8 bits
+    shows 100 at 7 bits and 200 again at 8, however many depths lie between.
+    """
+
+    code: tuple[int, ...]
+    levels: Levels
+
+    def at(self, levels: Levels) -> tuple[int, ...]:
+        if levels == self.levels:
+            return tuple(self.code)
+        return tuple(rescale_code(v, self.levels, levels) for v in self.code)

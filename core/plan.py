@@ -17,11 +17,12 @@ whole chain fuses into one kernel.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from core import xp as X
+from core.levels import Levels
 
 
 @dataclass(frozen=True)
@@ -166,3 +167,55 @@ def map_rows(plan: Rows, fn) -> Rows:
     """Apply an element-wise function (over the channel axis) to the rows (and patch) only."""
     patch = None if plan.patch is None else plan.patch.map(fn)
     return Rows(fn(plan.rows), plan.index, plan.width, plan.height, patch)
+
+
+class Apl(NamedTuple):
+    """A frame's average picture level, read from its plan.
+
+    ``mean_code``: the mean code value over every pixel and channel, ``total / count`` of
+    exact integer sums (the same float a numpy mean over the rendered frame gives from its
+    integer sum); ``percent``: that mean as a percentage of the black..white span (full
+    range: of full scale); ``channel_means``: R, G, B means.
+    """
+    mean_code: float
+    percent: float
+    channel_means: tuple[float, ...]
+    total: int
+    count: int
+
+
+def plan_apl(plan: Rows, levels: Levels | int) -> Apl:
+    """The frame's APL from its plan, without materialising the frame.
+
+    Costs ``O(K * W + H)`` for ``K`` distinct rows (a row's sum times the lines that take
+    it, a patch's lines from their paint and values), so it can run on every edit.  Exact:
+    ``total`` equals the integer sum of the frame :func:`materialize` writes.  ``levels``
+    is a :class:`~core.levels.Levels` (or a bit depth, full range).
+    """
+    if not isinstance(levels, Levels):
+        levels = Levels(int(levels))
+    w, h = plan.width, plan.height
+    rows = np.asarray(X.to_numpy(plan.rows))
+    index = np.asarray(X.to_numpy(plan.index)).astype(np.int64, copy=False).reshape(-1)
+    if rows.shape[1] == 1:
+        row_sums = rows[:, 0, :].astype(np.int64) * w      # (K, C): one line of each row
+    else:   # channel by channel: a reduction over (K, W, 3) along W runs 3 wide, ~7x slower
+        row_sums = np.stack([rows[..., c].sum(axis=1, dtype=np.int64) for c in range(rows.shape[-1])],
+                            axis=1)
+    per_channel = np.bincount(index, minlength=rows.shape[0]) @ row_sums
+    if plan.patch is not None:
+        pt = plan.patch
+        per_channel = per_channel - row_sums[index[pt.y0:pt.y1]].sum(axis=0)
+        values = np.asarray(X.to_numpy(pt.values))
+        c = values.shape[-1]
+        paint = np.broadcast_to(np.asarray(X.to_numpy(pt.paint)), (1, w, c))
+        mask = np.broadcast_to(np.asarray(X.to_numpy(pt.mask)).astype(bool, copy=False).reshape(-1), (w,))
+        lines = pt.y1 - pt.y0
+        covered = int(mask.sum())
+        per_channel = per_channel + lines * paint[0, mask].sum(axis=0, dtype=np.int64) \
+            + (w - covered) * values.reshape(lines, c).sum(axis=0, dtype=np.int64)
+    sums = [int(v) for v in per_channel]
+    pixels = w * h
+    total, count = sum(sums), pixels * len(sums)
+    mean = total / count
+    return Apl(mean, levels.percent_of(mean), tuple(s / pixels for s in sums), total, count)

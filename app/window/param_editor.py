@@ -3,139 +3,29 @@
 The parameter editor builds one row per :class:`core.patterns.registry.Param`: a spin
 box bounded by the registry's range for int and float, a combo for choices, a
 check box for bools, and code values at the current bit depth (with a swatch)
-for colours and palettes.  It computes nothing: it reports the values, and
-the main window validates them through ``make_spec``.
+for colours and palettes (``colour_edit``, with the APL readout).  It computes nothing: it
+reports the values, and the main window validates them through ``make_spec``.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
-    QFrame,
     QHBoxLayout,
     QLabel,
     QSpinBox,
-    QVBoxLayout,
+    QToolButton,
     QWidget,
 )
 
-from core.levels import Levels, rescale_code, swatch_rgb
+from app.window.colour_edit import AplReadout, ColourEdit, PaletteEdit, Spin
+from core.levels import Levels
 
 INT_LIMIT = 2**31 - 1
-
-
-class _Spin(QSpinBox):
-    def __init__(self, lo, hi, parent=None):
-        super().__init__(parent)
-        self.setRange(lo, hi)
-        self.setKeyboardTracking(False)
-        self.setAccelerated(True)
-
-
-class ColourEdit(QWidget):
-    """R, G, B code values at the current bit depth and a swatch."""
-
-    changed = Signal()
-
-    def __init__(self, levels: Levels, value=(0, 0, 0), parent=None):
-        super().__init__(parent)
-        self.levels = levels
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(2)
-        self.spins = []
-        for ch in "RGB":
-            s = _Spin(0, levels.top)
-            s.setToolTip(f"{ch} code value, 0..{levels.top}")
-            s.valueChanged.connect(self._on_change)
-            lay.addWidget(s)
-            self.spins.append(s)
-        self.swatch = QFrame()
-        self.swatch.setFixedSize(22, 18)
-        self.swatch.setFrameShape(QFrame.Shape.Box)
-        lay.addWidget(self.swatch)
-        self.set_value(value)
-
-    def value(self) -> tuple[int, int, int]:
-        return tuple(s.value() for s in self.spins)  # type: ignore[return-value]
-
-    def set_value(self, value) -> None:
-        for s, v in zip(self.spins, value, strict=True):
-            s.blockSignals(True)
-            s.setValue(int(v))
-            s.blockSignals(False)
-        self._paint()
-
-    def set_levels(self, levels: Levels) -> None:
-        old, self.levels = self.levels, levels
-        values = [rescale_code(v, old, levels) for v in self.value()]
-        for s, v in zip(self.spins, values, strict=True):
-            s.blockSignals(True)
-            s.setMaximum(levels.top)
-            s.setValue(v)
-            s.setToolTip(f"code value, 0..{levels.top}")
-            s.blockSignals(False)
-        self._paint()
-
-    def swatch_colour(self) -> QColor:
-        return QColor(*swatch_rgb(self.value(), self.levels))
-
-    def _paint(self) -> None:
-        self.swatch.setStyleSheet(f"background-color: {self.swatch_colour().name()};")
-
-    def _on_change(self, _v) -> None:
-        self._paint()
-        self.changed.emit()
-
-
-class PaletteEdit(QWidget):
-    """1 to 4 colours (the checkerboard palette)."""
-
-    changed = Signal()
-
-    def __init__(self, levels: Levels, value, parent=None):
-        super().__init__(parent)
-        self.levels = levels
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(2)
-        self.count = _Spin(1, 4)
-        self.count.setPrefix("colours: ")
-        lay.addWidget(self.count)
-        self.rows = [ColourEdit(levels, (0, 0, 0)) for _ in range(4)]
-        for r in self.rows:
-            r.changed.connect(self.changed)
-            lay.addWidget(r)
-        self.set_value(value)
-        self.count.valueChanged.connect(self._on_count)
-
-    def value(self):
-        return tuple(r.value() for r in self.rows[:self.count.value()])
-
-    def set_value(self, value) -> None:
-        value = list(value)
-        self.count.blockSignals(True)
-        self.count.setValue(len(value))
-        self.count.blockSignals(False)
-        for i, r in enumerate(self.rows):
-            if i < len(value):
-                r.set_value(value[i])
-            r.setVisible(i < len(value))
-
-    def set_levels(self, levels: Levels) -> None:
-        self.levels = levels
-        for r in self.rows:
-            r.set_levels(levels)
-
-    def _on_count(self, n: int) -> None:
-        for i, r in enumerate(self.rows):
-            r.setVisible(i < n)
-        self.changed.emit()
 
 
 class ParamEditor(QWidget):
@@ -152,6 +42,7 @@ class ParamEditor(QWidget):
         self.error = QLabel()
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #d33;")
+        self.apl = AplReadout()
         self.pattern = None
         self.editors: dict[str, QWidget] = {}
         self.levels = Levels(10)
@@ -176,11 +67,13 @@ class ParamEditor(QWidget):
             label.setToolTip(p.description)
             self.form.addRow(label, w)
             self.editors[p.name] = w
+        self.apl = AplReadout()
+        self.form.addRow(self.apl)
         self.form.addRow(self.error)
 
     def _make(self, p, value, levels: Levels) -> QWidget:
         if p.kind == "int":
-            w = _Spin(int(p.min) if p.min is not None else -INT_LIMIT,
+            w = Spin(int(p.min) if p.min is not None else -INT_LIMIT,
                       int(p.max) if p.max is not None else INT_LIMIT)
             w.setValue(int(value))
             w.valueChanged.connect(self._emit)
@@ -226,7 +119,8 @@ class ParamEditor(QWidget):
         return out
 
     def set_levels(self, levels: Levels) -> None:
-        """Carry colour code values to a new bit depth or range (see :func:`rescale_code`)."""
+        """Show colours at a new bit depth or range, each converted from what was typed
+        (:func:`core.levels.rescale_code`)."""
         self.levels = levels
         for w in self.editors.values():
             if isinstance(w, (ColourEdit, PaletteEdit)):
@@ -235,12 +129,26 @@ class ParamEditor(QWidget):
     def show_error(self, message: str | None) -> None:
         self.error.setText(message or "")
 
+    def show_apl(self, apl) -> None:
+        """The frame's APL (a :class:`core.patterns.FrameApl`, or None), and the colours the
+        pattern computes in place of typed ones (the window's background in APL mode)."""
+        computed = dict(apl.computed) if apl is not None else {}
+        for name, w in self.editors.items():
+            if isinstance(w, ColourEdit):
+                w.show_computed(computed.get(name))
+        self.apl.show_apl(apl)
+
     def _emit(self, *_):
         self.params_edited.emit(self.values())
 
 
 class FrameSettings(QWidget):
-    """Bit depth, range, size (the output screen's native size or custom) and the counter overlay."""
+    """Bit depth, range, size (the output screen's native size or custom) and the counter overlay.
+
+    The bit depth follows the output surface (:meth:`follow_surface`: 8 on an 8-bit surface,
+    10 where 10 bits were granted) until the user picks one (``bit_depth_chosen``, persisted);
+    the "auto" button goes back to following the surface.
+    """
 
     changed = Signal()
     SIZES = [(3840, 2160), (2560, 1440), (1920, 1080), (1280, 720)]
@@ -248,9 +156,21 @@ class FrameSettings(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         form = QFormLayout(self)
-        self.bit_depth = _Spin(1, 16)
+        self.bit_depth = Spin(1, 16)
         self.bit_depth.setValue(10)
         self.bit_depth.setSuffix(" bit")
+        self.bit_depth_chosen = True     # until set_values says the stored depth was a default
+        self.surface_bits: int | None = None
+        self._following = False
+        self.auto_depth = QToolButton()
+        self.auto_depth.setText("auto")
+        self.auto_depth.setCheckable(True)
+        self.auto_depth.toggled.connect(self._on_auto_depth)
+        depth_box = QWidget()
+        lay0 = QHBoxLayout(depth_box)
+        lay0.setContentsMargins(0, 0, 0, 0)
+        lay0.addWidget(self.bit_depth, 1)
+        lay0.addWidget(self.auto_depth)
         self.range = QComboBox()
         self.range.addItems(["full", "limited"])
         self.size = QComboBox()
@@ -259,8 +179,8 @@ class FrameSettings(QWidget):
         for w, h in self.SIZES:
             self.size.addItem(f"{w}x{h}", (w, h))
         self.size.addItem("custom", "custom")
-        self.custom_w = _Spin(1, 16384)
-        self.custom_h = _Spin(1, 16384)
+        self.custom_w = Spin(1, 16384)
+        self.custom_h = Spin(1, 16384)
         self.custom_w.setValue(1920)
         self.custom_h.setValue(1080)
         wh = QWidget()
@@ -272,7 +192,7 @@ class FrameSettings(QWidget):
         self.device = QComboBox()
         self.device.setToolTip("where frames are rendered (the render path is chosen per device)")
         self.counter = QCheckBox("overlay")
-        self.counter_bits = _Spin(1, 31)
+        self.counter_bits = Spin(1, 31)
         self.counter_bits.setValue(16)
         self.counter_bits.setSuffix(" bits")
         cw = QWidget()
@@ -280,7 +200,7 @@ class FrameSettings(QWidget):
         lay2.setContentsMargins(0, 0, 0, 0)
         lay2.addWidget(self.counter)
         lay2.addWidget(self.counter_bits)
-        form.addRow("bit depth", self.bit_depth)
+        form.addRow("bit depth", depth_box)
         form.addRow("range", self.range)
         form.addRow("size", self.size)
         form.addRow("", wh)
@@ -291,8 +211,51 @@ class FrameSettings(QWidget):
                     self.custom_w.valueChanged, self.custom_h.valueChanged, self.counter.toggled,
                     self.counter_bits.valueChanged, self.device.currentIndexChanged):
             sig.connect(self._emit)
+        self.bit_depth.valueChanged.connect(self._on_bit_depth)
         self.size.currentIndexChanged.connect(self._on_size)
         self._on_size(0, emit=False)
+        self._show_depth_source()
+
+    # -- the bit depth: the surface's unless chosen
+    def follow_surface(self, bits: int) -> None:
+        """The output surface has ``bits`` per channel: the depth unless the user chose one
+        (a change emits ``changed``, so the frame is rebuilt at the new depth)."""
+        self.surface_bits = int(bits)
+        if not self.bit_depth_chosen and self.bit_depth.value() != self.surface_bits:
+            self._set_depth(self.surface_bits)
+        self._show_depth_source()
+
+    def _set_depth(self, bits: int) -> None:
+        self._following = True
+        try:
+            self.bit_depth.setValue(bits)
+        finally:
+            self._following = False
+
+    def _on_bit_depth(self, _v) -> None:
+        if not self._following:
+            self.bit_depth_chosen = True
+            self._show_depth_source()
+
+    def _on_auto_depth(self, on: bool) -> None:
+        if self._following:
+            return
+        self.bit_depth_chosen = not on
+        if on and self.surface_bits is not None:
+            self.follow_surface(self.surface_bits)
+        self._show_depth_source()
+
+    def _show_depth_source(self) -> None:
+        surface = f"{self.surface_bits}-bit" if self.surface_bits is not None else "not yet known"
+        self._following = True
+        try:
+            self.auto_depth.setChecked(not self.bit_depth_chosen)
+        finally:
+            self._following = False
+        self.auto_depth.setToolTip(f"auto: the depth follows the output surface ({surface}); "
+                                   "choosing a depth keeps yours")
+        self.bit_depth.setToolTip(f"code-value bit depth; the output surface is {surface}"
+                                  + ("" if self.bit_depth_chosen else " (following it)"))
 
     def set_native(self, size: tuple[int, int]) -> None:
         self.native = tuple(size)
@@ -353,13 +316,18 @@ class FrameSettings(QWidget):
     def device_setting(self) -> str:
         return self.device.currentText() or "cpu"
 
-    def set_values(self, bit_depth: int, limited: bool, size, counter: bool, counter_bits: int) -> None:
+    def set_values(self, bit_depth: int, limited: bool, size, counter: bool, counter_bits: int,
+                   chosen: bool = True) -> None:
+        """Show stored frame settings; ``chosen=False``: ``bit_depth`` is a default that the
+        output surface's depth replaces (:meth:`follow_surface`)."""
         self.blockSignals(True)
-        self.bit_depth.setValue(bit_depth)
+        self._set_depth(bit_depth)
+        self.bit_depth_chosen = bool(chosen)
         self.range.setCurrentIndex(1 if limited else 0)
         self.counter.setChecked(counter)
         self.counter_bits.setValue(counter_bits)
         self.blockSignals(False)
         self.set_size_setting(size)
+        self._show_depth_source()
 
 

@@ -148,3 +148,70 @@ def test_the_graph_a_gpu_runs_compiles_exact_on_the_cpu(monkeypatch, name, param
             assert res.error is None and res.path == "torch-compiled"
             np.testing.assert_array_equal(res.data, F.convert_frame(render(spec, i), fmt, 10))
         assert eng.graphs == 1
+
+
+# ---------------------------------------------------------------- APL from the plan
+APL_SIZES = [(160, 90), (333, 187), (1280, 720)]
+APL_VARIANTS = [
+    {},
+    {"limited": True},
+    {"counter_bits": 8},
+    {"roi": (10, 7, 101, 53)},
+]
+
+
+def _apl_specs():
+    from core.patterns import catalog
+
+    for pat in catalog():
+        variants = [dict(v) for v in APL_VARIANTS if not (pat.name == "counter" and "counter_bits" in v)]
+        names = {p.name for p in pat.params}
+        if "direction" in names:
+            variants.append({"params": {"direction": "vertical"}, "counter_bits": 6})
+        if pat.name == "window":
+            variants.append({"params": {"background_mode": "apl", "apl": 30.0, "area": 25.0}})
+        for v in variants:
+            yield pat.name, v
+
+
+@pytest.mark.parametrize("size", APL_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("name, variant", list(_apl_specs()),
+                         ids=[f"{n}-{i}" for i, (n, _v) in enumerate(_apl_specs())])
+def test_plan_apl_equals_the_rendered_frame_exactly(name, variant, size):
+    from core.plan import plan_apl
+
+    variant = dict(variant)
+    params = variant.pop("params", {})
+    spec = make_spec(name, params, width=size[0], height=size[1], bit_depth=10, **variant)
+    for frame in (0, 5):
+        frame_px = render(spec, frame).astype(np.int64)
+        apl = plan_apl(render_plan(spec, frame), spec.levels)
+        assert apl.total == int(frame_px.sum()) and apl.count == frame_px.size
+        assert apl.mean_code == int(frame_px.sum()) / frame_px.size          # the same float
+        assert apl.channel_means == tuple(int(s) / (size[0] * size[1])
+                                          for s in frame_px.sum(axis=(0, 1)))
+        lv = spec.levels
+        assert apl.percent == pytest.approx(100 * (frame_px.mean() - lv.black) / (lv.white - lv.black))
+
+
+def test_plan_apl_on_torch_rows_is_the_numpy_figure(backend):
+    from core.plan import plan_apl
+
+    xp, dev = backend
+    spec = vramp(scroll=3)
+    ref = plan_apl(render_plan(spec, 7), spec.levels)
+    assert plan_apl(render_plan(spec, 7, xp, dev), spec.levels) == ref
+
+
+def test_plan_apl_of_a_patch_with_gaps_in_its_mask():
+    from core.plan import plan_apl
+
+    rows = np.arange(H * 3, dtype=np.int64).reshape(H, 1, 3) % 1024
+    mask = (np.arange(W) % 3) == 0
+    paint = np.full((1, W, 3), 1000, np.int64) - np.arange(W)[None, :, None]
+    patch = Patch(11, rows[11:20], paint, mask)
+    plan = Rows(rows, np.arange(H), W, H, patch)
+    frame = materialize(np, plan)
+    apl = plan_apl(plan, 10)
+    assert apl.total == int(frame.sum())
+    assert apl.percent == pytest.approx(100 * frame.mean() / 1023)
