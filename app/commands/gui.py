@@ -1,46 +1,179 @@
-"""Start the app: ``testcard`` with no arguments, or ``testcard gui [--pattern P] [--frames N]``."""
+"""Start the app: ``testcard`` with no arguments, or ``testcard gui [options]``.
+
+What an operator types is checked before any window opens, and before the QApplication
+exists, so a bad value is one ``testcard: error:`` line and exit 2: the pattern and its
+``--set`` values, size, bit depth, range and counter with the rules and messages of
+``testcard render`` (:func:`core.patterns.make_spec`), the preset, and the form of
+``--screen``.  Which screens exist is known only once Qt is up: a ``--screen`` that names
+none is refused then, still before the window opens.  Each option sets what the window
+starts with; the window remembers its state on close as it always does.
+"""
 
 from __future__ import annotations
 
+import argparse
+import copy
+from dataclasses import dataclass
+
+from app.commands.common import add_transfer_arguments, parse_sets
+from app.settings import Settings
+
+PLACEHOLDER_SIZE = (1920, 1080)   # to check a frame whose size is the screen's, before Qt knows it
+
 
 def register(sub) -> None:
-    p = sub.add_parser("gui", help="start the app (the default with no command)")
-    p.add_argument("--pattern", help="pattern to show first")
+    p = sub.add_parser(
+        "gui", help="start the app (the default with no command)",
+        description="Start the app. The options choose what it starts with; the window remembers "
+                    "its state on close. Values are checked as `testcard render` checks them.")
+    p.add_argument("--pattern", help="pattern to show first (see `testcard patterns`)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="set a pattern parameter (repeatable); the others take their defaults, "
+                        "as with `testcard render`")
+    p.add_argument("--preset", metavar="NAME", help="show this preset's first entry; PgDown/PgUp step "
+                                                    "(see `testcard presets`)")
+    p.add_argument("--play", action="store_true",
+                   help="play the --preset: each entry on screen for its dwell time")
+    p.add_argument("--size", help="frame size WIDTHxHEIGHT (or 1080p, 1440p, 2160p); default: the "
+                                  "output screen's native size")
+    p.add_argument("--bit-depth", type=int, help="code-value bit depth 1..16 (default: as last time)")
+    p.add_argument("--limited", action=argparse.BooleanOptionalAction, default=None,
+                   help="limited (video) range: 64..940 at 10 bits (default: as last time)")
+    p.add_argument("--counter", action=argparse.BooleanOptionalAction, default=None,
+                   help="composite the frame-counter panel (default: as last time)")
+    p.add_argument("--counter-bits", type=int, help="counter bits with --counter (default: as last time)")
+    add_transfer_arguments(p, mastering=False)
+    p.add_argument("--screen", metavar="INDEX|NAME",
+                   help="the output screen: its index (0, 1, ... as the Output menu lists them) or "
+                        "its name when no other screen shares it")
+    p.add_argument("--fullscreen", action="store_true", help="open the output fullscreen at start")
+    p.add_argument("--banner", action=argparse.BooleanOptionalAction, default=None,
+                   help="name the screen for a few seconds when the output goes fullscreen "
+                        "(default: on, or as last time)")
     p.add_argument("--frames", type=int, default=0,
                    help="quit after presenting this many frames (0: run until closed)")
     p.set_defaults(func=run)
 
 
-def run(args) -> int:
-    return run_gui(pattern=args.pattern, frames=args.frames)
+@dataclass(frozen=True)
+class GuiStart:
+    """What the window starts with, checked: its settings, then what to do once it is open."""
+
+    settings: Settings
+    preset: str | None = None      # the preset's own name (as spelled in its file)
+    play: bool = False
+    screen: str | None = None      # --screen as typed; resolved once Qt lists the screens
+    fullscreen: bool = False
+    frames: int = 0
+    transfer: str = "sdr"          # what the output surface asks to be tagged (pq, hlg: BT.2100)
 
 
-def run_gui(pattern: str | None = None, frames: int = 0, argv: list[str] | None = None) -> int:
-    """Open the main window and run until it closes (or after ``frames`` presented frames).
+def plan_start(args, settings: Settings, presets=None) -> GuiStart:
+    """Check ``args`` and fold them into a copy of ``settings``; no Qt.
 
-    Refuses (ValueError, one sentence) an unknown pattern or a negative frame count
-    before any window opens.  With ``frames``, prints one line to stdout once the window has
-    closed: ``docks: <titles>``, the window's dock titles in the order they were added.
+    Refuses (``ValueError``, one sentence naming the option) what ``testcard render`` refuses,
+    an unknown preset, ``--play`` without ``--preset``, ``--preset`` with ``--pattern`` or
+    ``--set``, an empty ``--screen`` and a negative ``--frames``.  ``presets`` defaults to the
+    built-in ones and the settings folder's.
     """
-    from core.patterns import get_pattern
+    from core.patterns import get_pattern, get_preset, load_presets, make_spec, parse_size
 
-    if pattern is not None:
-        get_pattern(pattern)
-    if frames < 0:
-        raise ValueError(f"--frames must be >= 0, got {frames}")
+    if args.frames < 0:
+        raise ValueError(f"--frames must be >= 0, got {args.frames}")
+    if args.play and not args.preset:
+        raise ValueError("--play needs --preset NAME: the preset to play")
+    if args.preset and (args.pattern or args.set):
+        raise ValueError("--preset chooses the patterns itself: leave out --pattern and --set")
+    if args.screen is not None and not args.screen.strip():
+        raise ValueError("--screen takes a screen's index (0, 1, ...) or its name, got ''")
+    s = copy.deepcopy(settings)
+    size = list(parse_size(args.size)) if args.size else s.size
+    bit_depth = s.bit_depth if args.bit_depth is None else args.bit_depth
+    limited = s.limited if args.limited is None else args.limited
+    counter = s.counter if args.counter is None else args.counter
+    counter_bits = s.counter_bits if args.counter_bits is None else args.counter_bits
+    w, h = size or PLACEHOLDER_SIZE
+    preset = None
+    if args.preset:
+        from core.paths import presets_dir
 
-    from app.qapp import ensure_qapplication
+        if presets is None:
+            presets, _problems = load_presets([presets_dir()])   # the window logs the problems
+        preset = get_preset(args.preset, presets)
+        preset.specs(w, h, bit_depth=bit_depth, limited=limited,
+                     counter_bits=counter_bits if counter else None)
+    else:
+        pattern = args.pattern or s.pattern
+        if args.pattern is None:
+            try:
+                get_pattern(pattern)
+            except ValueError:   # a remembered name this version lacks: the window's default
+                pattern = "checkerboard"
+        # the counter pattern is a counter already: a remembered overlay is left off it, a typed one refused
+        overlay = counter_bits if args.counter or (counter and pattern != "counter") else None
+        spec = make_spec(pattern, parse_sets(args.set), width=w, height=h, bit_depth=bit_depth,
+                         limited=limited, counter_bits=overlay, transfer=args.transfer)
+        s.pattern = pattern
+        if args.set:
+            s.params[pattern] = spec.to_dict()["params"]
+    s.size, s.bit_depth, s.limited = size, bit_depth, limited
+    if args.bit_depth is not None:
+        s.bit_depth_chosen = True   # typed: no longer following the output surface's depth
+    s.counter, s.counter_bits = counter, counter_bits
+    if args.banner is not None:
+        s.output_banner = args.banner
+    return GuiStart(s, preset.name if preset else None, bool(args.play), args.screen, bool(args.fullscreen),
+                    args.frames, args.transfer or "sdr")
 
-    app = ensure_qapplication(argv)
 
+def run(args) -> int:
+    from app import settings as settings_mod
+
+    return run_gui(plan_start(args, settings_mod.load()))
+
+
+def open_window(start: GuiStart):
+    """The main window for ``start`` (the QApplication must exist), not yet shown.
+
+    Refuses (``ValueError`` naming the connected screens) a ``--screen`` that names none.
+    """
+    from app.preview import resolve_screen, screen_records
     from app.window import MainWindow
 
-    win = MainWindow(pattern=pattern, frame_limit=frames)
-    if frames:
+    s = start.settings
+    if start.screen is not None:
+        rec = resolve_screen(screen_records(), start.screen)
+        s.output_screen, s.output_screen_id = rec.name, rec.identity.to_dict()
+    win = MainWindow(frame_limit=start.frames, settings=s)
+    if start.preset is not None:
+        if start.play:
+            win.play_preset(start.preset)
+        else:
+            win.choose_preset(start.preset)
+    return win
+
+
+def run_gui(start: GuiStart, argv: list[str] | None = None) -> int:
+    """Open the main window and run until it closes (or after ``start.frames`` presented frames).
+
+    Refuses with no display at all (:func:`app.qapp.display_problem`), before the QApplication
+    exists.  With ``frames``, prints one line to stdout once the window has closed:
+    ``docks: <titles>``, the window's dock titles in the order they were added.
+    """
+    from app.qapp import ensure_qapplication
+
+    app = ensure_qapplication(argv, transfer=start.transfer)
+
+    from PySide6.QtCore import QTimer
+
+    win = open_window(start)
+    if start.frames:
         win.loop.finished.connect(win.close)
     win.show()
+    if start.fullscreen:
+        QTimer.singleShot(0, lambda: win.output.is_open or win.act_fullscreen.trigger())
     rc = int(app.exec())
-    if frames:
+    if start.frames:
         # the packaging smoke run checks that the bundled GUI has every built-in panel
         print("docks: " + ", ".join(d.windowTitle() for d in win.docks.values()), flush=True)
     return rc

@@ -2,22 +2,50 @@
 and where it is placed."""
 
 from app.preview.frame_loop import FrameLoop
-from app.preview.output import OutputController, qscreen_named, screen_record, screen_records
-from app.preview.placement import ScreenRecord, frame_rect, place_output, primary_screen
+from app.preview.output import (
+    BANNER_MS,
+    OutputBanner,
+    OutputController,
+    qscreen_of,
+    qscreens,
+    screen_record,
+    screen_records,
+)
+from app.preview.placement import (
+    Placement,
+    ScreenIdentity,
+    ScreenMatch,
+    ScreenRecord,
+    banner_lines,
+    frame_rect,
+    match_screen,
+    place_output,
+    primary_screen,
+    resolve_screen,
+)
 from app.preview.presenter import GLPresenter, Presenter, RasterPresenter, gl_problem
 
 __all__ = [
+    "BANNER_MS",
     "FrameLoop",
     "GLPresenter",
+    "OutputBanner",
     "OutputController",
+    "Placement",
     "Presenter",
     "RasterPresenter",
+    "ScreenIdentity",
+    "ScreenMatch",
     "ScreenRecord",
+    "banner_lines",
     "frame_rect",
     "gl_problem",
+    "match_screen",
     "place_output",
     "primary_screen",
-    "qscreen_named",
+    "qscreen_of",
+    "qscreens",
+    "resolve_screen",
     "screen_record",
     "screen_records",
 ]

@@ -1,8 +1,13 @@
 """Where the output window goes: pure logic over plain screen records (no Qt).
 
-Qt's ``QScreen`` objects are turned into :class:`ScreenRecord` by the window
-code; everything that decides placement lives here so it can be tested with
-a list of fake screens.
+Qt's ``QScreen`` objects are turned into :class:`ScreenRecord` by :mod:`app.preview.output`;
+everything that decides placement lives here so it can be tested with a list of fake screens.
+
+Screens are told apart by identity, not by name: two identical monitors, or the screens of
+one X server, often share a name.  A chosen screen is remembered as a
+:class:`ScreenIdentity` (serial number when the screen reports one, else name, model and
+geometry, else its index) and found again by :func:`match_screen`, which falls back to a
+screen of the same name, then one of the same geometry, then the primary, saying so.
 """
 
 from __future__ import annotations
@@ -12,7 +17,11 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class ScreenRecord:
-    """One display as the desktop describes it: logical geometry plus pixel ratio."""
+    """One display as the desktop describes it: logical geometry plus pixel ratio.
+
+    ``index`` is the screen's position in the desktop's list; ``manufacturer``, ``model``
+    and ``serial`` are empty where the platform does not know them (often under X11).
+    """
 
     name: str
     x: int
@@ -22,6 +31,10 @@ class ScreenRecord:
     dpr: float = 1.0
     refresh_hz: float = 60.0
     primary: bool = False
+    index: int = 0
+    manufacturer: str = ""
+    model: str = ""
+    serial: str = ""
 
     @property
     def native_size(self) -> tuple[int, int]:
@@ -33,10 +46,112 @@ class ScreenRecord:
         return 1000.0 / self.refresh_hz if self.refresh_hz > 0 else 1000.0 / 60.0
 
     @property
-    def label(self) -> str:
+    def geometry(self) -> tuple[int, int, int, int]:
+        return self.x, self.y, self.width, self.height
+
+    @property
+    def identity(self) -> ScreenIdentity:
+        return ScreenIdentity(self.name, self.manufacturer, self.model, self.serial, self.geometry,
+                              self.index)
+
+    @property
+    def maker(self) -> str:
+        """``"Dell U2720Q, SN 4B1X"``: what the screen says about itself, or ``""``."""
+        parts = [" ".join(p for p in (self.manufacturer, self.model) if p)]
+        if self.serial:
+            parts.append(f"SN {self.serial}")
+        return ", ".join(p for p in parts if p)
+
+    @property
+    def title(self) -> str:
+        """``"1: HDMI-1 (Dell U2720Q, SN 4B1X)"``: index, name, and maker where known."""
+        maker = f" ({self.maker})" if self.maker else ""
+        return f"{self.index}: {self.name}{maker}"
+
+    @property
+    def mode(self) -> str:
+        """``"1920x1080 at (1920, 0), 60.00 Hz, scale 2 (3840x2160 pixels)"``."""
         w, h = self.native_size
-        scale = f", scale {self.dpr:g}" if self.dpr != 1.0 else ""
-        return f"{self.name} \u2014 {w}x{h} @ {self.refresh_hz:.2f} Hz{scale}"
+        scale = f", scale {self.dpr:g} ({w}x{h} pixels)" if self.dpr != 1.0 else ""
+        return f"{self.width}x{self.height} at ({self.x}, {self.y}), {self.refresh_hz:.2f} Hz{scale}"
+
+    @property
+    def label(self) -> str:
+        """The Output menu's entry: distinct for every screen, even when names repeat."""
+        primary = ", primary" if self.primary else ""
+        return f"{self.title} \u2014 {self.mode}{primary}"
+
+
+@dataclass(frozen=True)
+class ScreenIdentity:
+    """What is remembered of a chosen screen, to find it again next time.
+
+    :attr:`key` is what identifies it: the serial number when known, else name, model and
+    geometry, else the index.  The other fields guide the fallback when it is gone.
+    """
+
+    name: str = ""
+    manufacturer: str = ""
+    model: str = ""
+    serial: str = ""
+    geometry: tuple[int, int, int, int] | None = None
+    index: int | None = None
+
+    @property
+    def key(self) -> str:
+        if self.serial:
+            return f"serial={self.serial}"
+        if self.name or self.model or self.geometry is not None:
+            return f"name={self.name}|model={self.model}|geometry={_geometry_text(self.geometry)}"
+        return f"index={self.index}"
+
+    def describe(self) -> str:
+        """``"1 'HDMI-1' (SN 4B1X) 1920x1080 at (1920, 0)"``, for log lines."""
+        bits = [str(self.index)] if self.index is not None else []
+        if self.name:
+            bits.append(repr(self.name))
+        if self.serial:
+            bits.append(f"(SN {self.serial})")
+        if self.geometry is not None:
+            bits.append(_geometry_text(self.geometry))
+        return " ".join(bits) or "(unnamed)"
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "manufacturer": self.manufacturer, "model": self.model,
+                "serial": self.serial, "geometry": list(self.geometry) if self.geometry else None,
+                "index": self.index}
+
+    @classmethod
+    def from_dict(cls, d) -> ScreenIdentity | None:
+        """Fields of the right type are taken, others ignored; None when nothing usable is left."""
+        if not isinstance(d, dict):
+            return None
+        text = {k: d[k] for k in ("name", "manufacturer", "model", "serial") if isinstance(d.get(k), str)}
+        g = d.get("geometry")
+        geometry = None
+        if (isinstance(g, list) and len(g) == 4 and all(_is_int(v) for v in g) and g[2] > 0 and g[3] > 0):
+            geometry = (g[0], g[1], g[2], g[3])
+        index = d["index"] if _is_int(d.get("index")) and d["index"] >= 0 else None
+        ident = cls(geometry=geometry, index=index, **text)
+        return None if ident == cls() else ident
+
+    @classmethod
+    def from_settings(cls, stored: dict | None, name: str | None) -> ScreenIdentity | None:
+        """The identity kept in the settings, or (older settings files) a screen name alone."""
+        ident = cls.from_dict(stored)
+        if ident is None and name:
+            ident = cls(name=name)
+        return ident
+
+
+@dataclass(frozen=True)
+class ScreenMatch:
+    """The screen found for an identity; ``how`` is ``exact``, ``name``, ``geometry`` or
+    ``primary``; ``note`` says why it is not the one asked for (None when it is)."""
+
+    screen: ScreenRecord
+    how: str
+    note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -48,7 +163,7 @@ class Placement:
     ``note`` explains a fallback (requested screen missing), else None.
     """
 
-    screen: str
+    screen: ScreenRecord
     x: int
     y: int
     width: int
@@ -57,6 +172,14 @@ class Placement:
     native: tuple[int, int]
     dpr: float
     note: str | None = None
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _geometry_text(g) -> str:
+    return "?" if g is None else f"{g[2]}x{g[3]} at ({g[0]}, {g[1]})"
 
 
 def primary_screen(screens: list[ScreenRecord]) -> ScreenRecord:
@@ -68,30 +191,88 @@ def primary_screen(screens: list[ScreenRecord]) -> ScreenRecord:
     return screens[0]
 
 
-def find_screen(screens: list[ScreenRecord], name: str | None) -> ScreenRecord | None:
-    if name is None:
-        return None
-    for s in screens:
-        if s.name == name:
-            return s
-    return None
+def _closest(candidates: list[ScreenRecord], wanted: ScreenIdentity) -> ScreenRecord:
+    """Of several candidates, the one most like ``wanted``: same geometry, then same index."""
+    return min(candidates, key=lambda s: (s.geometry != wanted.geometry, s.index != wanted.index,
+                                          s.name != wanted.name))
 
 
-def place_output(screens: list[ScreenRecord], wanted: str | None) -> Placement:
-    """Fullscreen on ``wanted`` (covering its whole geometry), or, when that screen
-    is not connected, a window on the primary screen with a note saying why.
+def _exact(screens: list[ScreenRecord], wanted: ScreenIdentity) -> ScreenRecord | None:
+    if wanted.serial:
+        found = [s for s in screens if s.serial == wanted.serial]
+    elif wanted.name or wanted.model or wanted.geometry is not None:
+        # an identity from an older settings file has a name only
+        found = [s for s in screens if s.name == wanted.name and wanted.model in ("", s.model)
+                 and wanted.geometry in (None, s.geometry)]
+    else:
+        found = [s for s in screens if s.index == wanted.index]
+    return _closest(found, wanted) if found else None
+
+
+def match_screen(screens: list[ScreenRecord], wanted: ScreenIdentity | None) -> ScreenMatch:
+    """The connected screen ``wanted`` names, or its fallback with a note saying so.
+
+    ``wanted=None`` means the primary screen.  When the identified screen is gone: a screen
+    of the same name, then one of the same geometry, then the primary.  Refuses an empty list.
+    """
+    primary = primary_screen(screens)
+    if wanted is None:
+        return ScreenMatch(primary, "primary")
+    found = _exact(screens, wanted)
+    if found is not None:
+        return ScreenMatch(found, "exact")
+    gone = f"screen {wanted.describe()} is not connected"
+    for how, same in (("name", [s for s in screens if wanted.name and s.name == wanted.name]),
+                      ("geometry", [s for s in screens if s.geometry == wanted.geometry])):
+        if same:
+            s = _closest(same, wanted)
+            return ScreenMatch(s, how, f"{gone}; using screen {s.title} (same {how})")
+    return ScreenMatch(primary, "primary", f"{gone}; using the primary screen {primary.title}")
+
+
+def place_output(screens: list[ScreenRecord], wanted: ScreenIdentity | None) -> Placement:
+    """Fullscreen on the screen ``wanted`` identifies (or one of the same name or geometry),
+    covering its whole geometry; when none fits, a window on the primary screen with a note.
 
     ``wanted=None`` means the primary screen, fullscreen.  Refuses an empty list.
     """
-    target = find_screen(screens, wanted)
-    if target is not None or wanted is None:
-        s = target or primary_screen(screens)
-        return Placement(s.name, s.x, s.y, s.width, s.height, True, s.native_size, s.dpr)
-    p = primary_screen(screens)
-    w, h = max(1, p.width * 2 // 3), max(1, p.height * 2 // 3)
-    x, y = p.x + (p.width - w) // 2, p.y + (p.height - h) // 2
-    return Placement(p.name, x, y, w, h, False, (round(w * p.dpr), round(h * p.dpr)), p.dpr,
-                     note=f"screen {wanted!r} is not connected; the output is a window on {p.name}")
+    m = match_screen(screens, wanted)
+    s = m.screen
+    if m.how != "primary" or wanted is None:
+        return Placement(s, s.x, s.y, s.width, s.height, True, s.native_size, s.dpr, m.note)
+    w, h = max(1, s.width * 2 // 3), max(1, s.height * 2 // 3)
+    x, y = s.x + (s.width - w) // 2, s.y + (s.height - h) // 2
+    return Placement(s, x, y, w, h, False, (round(w * s.dpr), round(h * s.dpr)), s.dpr,
+                     note=f"{m.note}; the output is a window there")
+
+
+def resolve_screen(screens: list[ScreenRecord], text: str) -> ScreenRecord:
+    """``--screen INDEX|NAME``: the screen at that index, or the one screen of that name.
+
+    ``ValueError`` naming the connected screens for an index out of range, an unknown name,
+    or a name that several screens share (their indices tell them apart).
+    """
+    text = str(text).strip()
+    listing = "; ".join(s.label for s in screens) or "none"
+    if text.isdigit():
+        i = int(text)
+        for s in screens:
+            if s.index == i:
+                return s
+        raise ValueError(f"--screen {text}: there is no screen {i}; connected: {listing}")
+    named = ([s for s in screens if s.name == text]
+             or [s for s in screens if s.name.casefold() == text.casefold()])
+    if len(named) == 1:
+        return named[0]
+    if named:
+        raise ValueError(f"--screen {text!r} names {len(named)} screens "
+                         f"({', '.join(str(s.index) for s in named)}); give the index: {listing}")
+    raise ValueError(f"--screen {text!r}: no screen has that name or index; connected: {listing}")
+
+
+def banner_lines(screen: ScreenRecord) -> list[str]:
+    """What the fullscreen banner says: which screen this is, and how to leave."""
+    return [f"Screen {screen.title}", screen.mode, "Esc or F11 to leave"]
 
 
 def frame_rect(frame_w: int, frame_h: int, area_w: int, area_h: int,
