@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import sys
 
-from app.commands import decode, frames, preview_bench
+from app.commands import decode, frames, preview_bench, timing_bench
 from app.commands.common import Progress, print_json, print_table
 from core.patterns import parse_size
 
 # The other commands' benchmarks (each module's register_bench), in help order.
-BENCHMARKS = (preview_bench, frames, decode)
+BENCHMARKS = (preview_bench, frames, decode, timing_bench)
 
 
 def register(sub) -> None:
-    p = sub.add_parser("bench", help="benchmarks: patterns, frames, preview, decode")
+    p = sub.add_parser("bench", help="benchmarks: patterns, frames, preview, decode, timing")
     bench_sub = p.add_subparsers(dest="bench", metavar="WHAT")
     p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
     pp = bench_sub.add_parser("patterns", help="time every pattern on numpy and torch CPU")

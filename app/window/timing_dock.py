@@ -11,38 +11,56 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QComboBox,
     QDockWidget,
+    QFrame,
     QGridLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
 
-from core.timing import counter_texts, timeline_columns, timing_view
+from core.timing import (
+    HISTORY_S,
+    WINDOWS_S,
+    counter_texts,
+    coverage_texts,
+    span_text,
+    timeline_columns,
+    timing_view,
+)
 
-COUNTERS = (
+# What each figure covers (core.timing.view): running totals since the run started, and
+# statistics over the recent rows the bounded timeline holds (ten minutes at the screen's rate).
+SINCE_START = (
     ("frames", "frames"),
     ("late", "late (> 1.5 period)"),
     ("missed_vsyncs", "missed vsyncs"),
+    ("interval_max", "interval max"),
+    ("warmup", "warm-up frames"),
+)
+RECENT = (
     ("interval_p50", "interval p50"),
     ("interval_p95", "interval p95"),
     ("interval_p99", "interval p99"),
-    ("interval_max", "interval max"),
     ("render_p50", "render p50"),
     ("render_p99", "render p99"),
     ("headroom", "headroom"),
-    ("period", "screen period"),
     ("measured", "measured period"),
-    ("warmup", "warm-up frames"),
 )
+SCREEN = (("period", "screen period"),)
+COUNTERS = SINCE_START + RECENT + SCREEN
 
 
 class TimingDock(QDockWidget):
     reset_requested = Signal()
     export_requested = Signal()
-    WINDOW_S = 5.0
+    record_requested = Signal(bool)        # start (True) or stop streaming every frame to a CSV
+    window_changed = Signal(float)         # the plot's window, in seconds, was chosen
+    DEFAULT_WINDOW_S = 5.0
 
     def __init__(self, parent=None):
         super().__init__("Frame timing", parent)
@@ -55,11 +73,16 @@ class TimingDock(QDockWidget):
         self.plot = pg.PlotWidget()
         self.plot.setLabel("left", "ms")
         self.plot.setLabel("bottom", "seconds before now")
-        self.plot.addLegend(offset=(5, 5))
+        self.plot.addLegend(offset=(5, 2), colCount=2, brush=(0, 0, 0, 160))
         self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.setMinimumHeight(140)
+        self.plot.setMinimumHeight(100)
         self.interval_item = self.plot.plot(pen=pg.mkPen("#4aa3ff", width=1), name="present interval")
         self.render_item = self.plot.plot(pen=pg.mkPen("#ffb347", width=1), name="render")
+        for item in (self.interval_item, self.render_item):
+            # core.timing.view already sends a min/max pair per pixel column at most; these keep
+            # the drawing cost flat should a wider plot get more points than it has pixels
+            item.setDownsampling(auto=True, method="peak")
+            item.setClipToView(True)
         self.budget_line = pg.InfiniteLine(angle=0, pen=pg.mkPen("#5c5", style=Qt.PenStyle.DashLine),
                                            label="budget {value:.2f} ms",
                                            labelOpts={"position": 0.97, "color": "#5c5",
@@ -73,9 +96,10 @@ class TimingDock(QDockWidget):
         plots.addWidget(self.plot, 3)
 
         self.hist = pg.PlotWidget()
-        self.hist.setLabel("bottom", "present interval", units="ms")
+        self.hist.setLabel("bottom", "present interval since start", units="ms")
         self.hist.setLabel("left", "frames")
         self.hist.setMouseEnabled(x=False, y=False)
+        self.hist.setMinimumHeight(100)
         self.hist_item = self.hist.plot(stepMode="center", fillLevel=0, brush=(74, 163, 255, 120),
                                         pen=pg.mkPen("#4aa3ff"))
         self.hist_budget = pg.InfiniteLine(angle=90, pen=pg.mkPen("#5c5", style=Qt.PenStyle.DashLine))
@@ -84,21 +108,8 @@ class TimingDock(QDockWidget):
         self.hist.addItem(self.hist_late)
         plots.addWidget(self.hist, 2)
 
+        # the buttons on top, the counters below them scroll: a low dock cuts nothing off
         side = QVBoxLayout()
-        grid = QGridLayout()
-        self.labels: dict[str, QLabel] = {}
-        for row, (key, title) in enumerate(COUNTERS):
-            grid.addWidget(QLabel(title), row, 0)
-            lab = QLabel("\u2013")
-            lab.setAlignment(Qt.AlignmentFlag.AlignRight)
-            lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            grid.addWidget(lab, row, 1)
-            self.labels[key] = lab
-        side.addLayout(grid)
-        self.pacing = QLabel()
-        self.pacing.setWordWrap(True)
-        side.addWidget(self.pacing)
-        side.addStretch(1)
         buttons = QHBoxLayout()
         self.reset_button = QPushButton("Reset")
         self.export_button = QPushButton("Export CSV\u2026")
@@ -107,6 +118,65 @@ class TimingDock(QDockWidget):
         buttons.addWidget(self.reset_button)
         buttons.addWidget(self.export_button)
         side.addLayout(buttons)
+        shown = QHBoxLayout()
+        self.window_box = QComboBox()
+        for seconds in WINDOWS_S:
+            self.window_box.addItem(span_text(seconds), seconds)
+        self.window_box.setCurrentIndex(WINDOWS_S.index(self.DEFAULT_WINDOW_S))
+        self.window_box.setToolTip("How much of the recent history the plot shows")
+        self.window_box.currentIndexChanged.connect(lambda _i: self.window_changed.emit(self.window_s))
+        self.record_button = QPushButton("Record\u2026")
+        self.record_button.setToolTip("Stream every frame from now on to a CSV file (kept in full "
+                                      "however long the run); click again to stop")
+        self.record_button.clicked.connect(lambda: self.record_requested.emit(self._recording is None))
+        self.export_button.setToolTip(f"Export the rows held (the last {span_text(HISTORY_S)}) as CSV")
+        shown.addWidget(QLabel("plot"))
+        shown.addWidget(self.window_box, 1)
+        shown.addWidget(self.record_button)
+        side.addLayout(shown)
+        self._recording: str | None = None
+        counters = QWidget()
+        figures = QVBoxLayout(counters)
+        figures.setContentsMargins(0, 0, 0, 0)
+        grid = QGridLayout()
+        grid.setVerticalSpacing(1)
+        self.labels: dict[str, QLabel] = {}
+        self.headings: dict[str, QLabel] = {}
+        row = 0
+        for group, counters_in in (("since_start", SINCE_START), ("recent", RECENT), (None, SCREEN)):
+            if group is not None:
+                head = QLabel()
+                head.setStyleSheet("font-weight: bold")
+                grid.addWidget(head, row, 0, 1, 2)
+                self.headings[group] = head
+                row += 1
+            for key, title in counters_in:
+                grid.addWidget(QLabel(title), row, 0)
+                lab = QLabel("\u2013")
+                lab.setAlignment(Qt.AlignmentFlag.AlignRight)
+                # room for the widest figure, so the counters' column never cuts a value off
+                lab.setMinimumWidth(lab.fontMetrics().horizontalAdvance("99999.99 ms"))
+                lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+                grid.addWidget(lab, row, 1)
+                self.labels[key] = lab
+                row += 1
+        self._show_headings(coverage_texts({}))
+        self.headings["since_start"].setToolTip("Running totals over every frame since the run "
+                                                "started (or the last Reset)")
+        self.headings["recent"].setToolTip("Statistics over the rows the timeline holds: the last "
+                                           f"{span_text(HISTORY_S)} at the screen's rate")
+        figures.addLayout(grid)
+        self.pacing = QLabel()
+        self.pacing.setWordWrap(True)
+        figures.addWidget(self.pacing)
+        figures.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(counters)
+        scroll.setMinimumWidth(counters.sizeHint().width() + 18)
+        side.addWidget(scroll, 1)
         plots.addLayout(side, 1)
         self.setWidget(body)
         self.last_stats: dict | None = None
@@ -114,9 +184,36 @@ class TimingDock(QDockWidget):
     def texts(self) -> dict[str, str]:
         return {k: lab.text() for k, lab in self.labels.items()}
 
+    @property
+    def window_s(self) -> float:
+        """The plot's window in seconds (5 s, 1 min or 10 min of the recent history)."""
+        return float(self.window_box.currentData())
+
+    # the name the main window's live refresh reads
+    WINDOW_S = window_s
+
+    def set_window(self, seconds: float) -> None:
+        """Show the last ``seconds`` in the plot (one of ``core.timing.WINDOWS_S``)."""
+        if seconds not in WINDOWS_S:
+            raise ValueError(f"plot window must be one of {', '.join(span_text(w) for w in WINDOWS_S)}, "
+                             f"got {seconds!r} s")
+        self.window_box.setCurrentIndex(WINDOWS_S.index(seconds))
+
+    def show_recording(self, path: str | None) -> None:
+        """Say whether every frame is being streamed to ``path`` (None: not recording)."""
+        self._recording = path
+        self.record_button.setText("Stop recording" if path else "Record\u2026")
+        self.record_button.setToolTip(f"Recording every frame to {path}; click to stop" if path else
+                                      "Stream every frame from now on to a CSV file (kept in full "
+                                      "however long the run); click again to stop")
+
+    def _show_headings(self, texts: dict[str, str]) -> None:
+        for key, head in self.headings.items():
+            head.setText(texts[key])
+
     def update_from(self, timeline, period_ms: float, pacing: str = "") -> dict | None:
         """Recompute and show the counters and plots now; returns the statistics shown."""
-        view = timing_view(*timeline_columns(timeline), period_ms, self.WINDOW_S)
+        view = timing_view(*timeline_columns(timeline), period_ms, self.window_s)
         self.show_view(view, pacing)
         return view["stats"]
 
@@ -136,13 +233,15 @@ class TimingDock(QDockWidget):
             self.hist_item.setData(np.zeros(2), np.zeros(1))
             for lab in self.labels.values():
                 lab.setText("\u2013")
+            self._show_headings(coverage_texts(view))
             return
-        for key, text in counter_texts(stats).items():
+        for key, text in counter_texts(stats, view.get("since_start")).items():
             self.labels[key].setText(text)
+        self._show_headings(coverage_texts(view))
         self.interval_item.setData(view["x"], view["intervals"], connect="finite")
         self.render_item.setData(view["x"], view["render"])
         self.plot.setYRange(0.0, view["y_top"], padding=0.02)
-        self.plot.setXRange(-self.WINDOW_S, 0.0, padding=0.01)
+        self.plot.setXRange(-view.get("window_s", self.window_s), 0.0, padding=0.01)
         if view["edges"] is not None:
             self.hist_item.setData(view["edges"], view["counts"])
 

@@ -1,23 +1,44 @@
-"""Frame timing, pure: statistics over timestamp arrays, the live loop's timeline, and
-pacing decisions with an injected clock.  No Qt."""
+"""Frame timing, pure: statistics over timestamp arrays, the live loop's bounded timeline and
+its running totals, the timing view's numbers, a streaming CSV record, and pacing decisions
+with an injected clock.  No Qt."""
 
+from core.timing.bench import bench_timing
 from core.timing.pacing import TIMER, VSYNC, DeadlineSchedule, PacingMonitor
+from core.timing.record import CSV_COLUMNS, RecordResult, TimelineRecorder
 from core.timing.stats import frame_stats, late_mask, measured_period, missed_vsyncs, summary
-from core.timing.timeline import CSV_COLUMNS, Timeline
-from core.timing.view import counter_texts, timeline_columns, timing_view
+from core.timing.timeline import HISTORY_S, Timeline, TimelineSnapshot, history_rows
+from core.timing.totals import RunningTotals
+from core.timing.view import (
+    WINDOWS_S,
+    counter_texts,
+    coverage_texts,
+    span_text,
+    timeline_columns,
+    timing_view,
+)
 
 __all__ = [
     "CSV_COLUMNS",
     "DeadlineSchedule",
+    "HISTORY_S",
     "PacingMonitor",
+    "RecordResult",
+    "RunningTotals",
     "TIMER",
     "Timeline",
+    "TimelineRecorder",
+    "TimelineSnapshot",
     "VSYNC",
+    "WINDOWS_S",
+    "bench_timing",
     "counter_texts",
+    "coverage_texts",
     "frame_stats",
+    "history_rows",
     "late_mask",
     "measured_period",
     "missed_vsyncs",
+    "span_text",
     "summary",
     "timeline_columns",
     "timing_view",

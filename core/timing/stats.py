@@ -116,6 +116,10 @@ def frame_stats(present_s, period_ms: float, render_ms=None, transfer_ms=None,
 
 
 def _masked_stats(present_s, period_ms, render_ms, transfer_ms, mask, window, settle_sd_ms) -> dict:
+    # each figure computed once: the live view calls this on every refresh
+    period = float(period_ms)
+    if not period > 0 or not math.isfinite(period):
+        raise ValueError(f"period must be a positive number of ms, got {period_ms!r}")
     t = np.asarray(present_s, dtype=np.float64).ravel()
     warm = np.asarray(mask, dtype=bool).ravel()
     if warm.size != t.size:
@@ -124,14 +128,18 @@ def _masked_stats(present_s, period_ms, render_ms, transfer_ms, mask, window, se
     iv_all = intervals_ms(t)
     if iv_all.size and np.any(iv_all < 0):
         raise ValueError("present timestamps must not go backwards")
-    kept_t = t[keep]
-    out = frame_stats(kept_t, period_ms, None, None, 0, window, settle_sd_ms)
     iv = iv_all[keep[1:] & keep[:-1]] if t.size > 1 else iv_all
-    period = float(period_ms)
-    out.update({"warmup": int(warm.sum()), "late": int(late_mask(iv, period).sum()),
-                "missed_vsyncs": missed_vsyncs(iv, period), "interval_ms": summary(iv),
-                "measured_period_ms": measured_period(iv, window, settle_sd_ms)
-                if iv.size >= window else None})
+    out = {
+        "frames": int(keep.sum()),
+        "warmup": int(warm.sum()),
+        "period_ms": period,
+        "measured_period_ms": measured_period(iv, window, settle_sd_ms) if iv.size >= window else None,
+        "late": int(late_mask(iv, period).sum()),
+        "missed_vsyncs": missed_vsyncs(iv, period),
+        "interval_ms": summary(iv),
+        "render_ms": None,
+        "transfer_ms": None,
+    }
     for key, values in (("render_ms", render_ms), ("transfer_ms", transfer_ms)):
         if values is not None:
             out[key] = summary(np.asarray(values, dtype=np.float64).ravel()[keep])

@@ -1,9 +1,16 @@
-"""The raw per-frame record of the live loop (numpy arrays; no Qt).
+"""The live loop's per-frame record, bounded (numpy arrays; no Qt).
 
-One row per presented frame: the frame index shown, when the present
-completed (monotonic seconds), and what each stage cost.  Arrays grow by
-doubling, so appending is cheap at any rate; :meth:`snapshot` hands out copies
-that a worker thread may write to CSV while the loop keeps appending.
+One row per presented frame: the frame index shown, when the present completed (monotonic
+seconds), and what each stage cost.  The record is a ring of preallocated arrays holding the
+last :attr:`Timeline.capacity` rows: by default ten minutes at the screen's rate with a 25 %
+margin (between 4,096 and 262,144 rows), so a day-long run holds the memory of ten minutes and
+a refresh computes over as many samples.  Beside it, :class:`~core.timing.totals.RunningTotals`
+keeps the "since start" figures at O(1) per frame.  The full record can still be kept:
+:meth:`Timeline.record_to` streams every row from then on to a CSV file.
+
+:meth:`Timeline.append` (one frame, as the loop records) and :meth:`Timeline.extend` (a batch)
+leave the same rows, totals and recording.  :meth:`Timeline.snapshot` hands out copies that a
+worker thread may write to CSV while the loop keeps appending.
 """
 
 from __future__ import annotations
@@ -15,10 +22,25 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.atomic import atomic_path
+from core.timing.record import CSV_COLUMNS, RecordResult, TimelineRecorder, csv_rows
+from core.timing.totals import RunningTotals, check_period
 
 FLOAT_COLUMNS = ("present_s", "render_ms", "transfer_ms", "upload_ms", "present_ms")
-CSV_COLUMNS = ("frame", "index", "present_s", "interval_ms", "render_ms", "transfer_ms", "upload_ms",
-               "present_ms", "path", "warmup", "paused", "error")
+HISTORY_S = 600.0           # what the live window keeps at the screen's rate
+RATE_MARGIN = 1.25          # a timer-paced loop may run a little faster than the screen
+MIN_ROWS = 4096
+MAX_ROWS = 1 << 18
+MAX_PATHS = 256             # distinct render-path names; more are recorded as OTHER_PATH
+OTHER_PATH = "(other)"
+RECORD_BATCH = 64           # rows handed to a recording at a time (about 1 s at 60 Hz)
+
+__all__ = ["CSV_COLUMNS", "HISTORY_S", "Timeline", "TimelineSnapshot", "history_rows"]
+
+
+def history_rows(rate_hz: float, history_s: float = HISTORY_S) -> int:
+    """Rows that hold ``history_s`` seconds at ``rate_hz`` with the margin, within the caps."""
+    want = math.ceil(history_s * rate_hz * RATE_MARGIN) if rate_hz > 0 else MIN_ROWS
+    return int(min(MAX_ROWS, max(MIN_ROWS, want)))
 
 
 @dataclass
@@ -32,15 +54,19 @@ class TimelineSnapshot:
     warmup: np.ndarray
     paused: np.ndarray
     path: list[str]
-    errors: dict[int, str]
+    errors: dict[int, str]          # row in this snapshot -> message
+    first_frame: int = 0            # the first row's frame number since the run started
+    before_s: float = math.nan      # when the frame before the first row was presented, if known
 
     def __len__(self) -> int:
         return len(self.index)
 
     @property
     def interval_ms(self) -> np.ndarray:
-        """Present-to-present intervals; the first frame has none (NaN)."""
+        """Present-to-present intervals; NaN for the run's first frame (none before it)."""
         out = np.full(len(self.present_s), np.nan)
+        if len(self.present_s):
+            out[0] = (self.present_s[0] - self.before_s) * 1e3
         if len(self.present_s) > 1:
             out[1:] = np.diff(self.present_s) * 1e3
         return out
@@ -54,95 +80,304 @@ class TimelineSnapshot:
     def write_csv(self, path) -> int:
         """Write every row to ``path`` (CSV with a header, whole or not at all); returns the
         row count."""
-        intervals = self.interval_ms
-        with atomic_path(path) as tmp, open(tmp, "w", newline="") as fh:
+        with atomic_path(path) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh)
             w.writerow(CSV_COLUMNS)
-            for i in range(len(self)):
-                w.writerow([i, int(self.index[i]), f"{self.present_s[i]:.6f}", _ms(intervals[i]),
-                            _ms(self.render_ms[i]), _ms(self.transfer_ms[i]), _ms(self.upload_ms[i]),
-                            _ms(self.present_ms[i]), self.path[i], int(self.warmup[i]),
-                            int(self.paused[i]), self.errors.get(i, "")])
+            w.writerows(csv_rows(self))
         return len(self)
 
 
-def _ms(v: float) -> str:
-    return "" if math.isnan(v) else f"{v:.4f}"
-
-
 class Timeline:
-    """Append-only per-frame record with amortised O(1) appends."""
+    """The bounded per-frame record: a ring of the latest rows plus running totals.
 
-    def __init__(self, capacity: int = 1024):
-        self._cap = max(16, capacity)
-        self.clear()
+    ``capacity`` fixes the ring's rows; without it the ring holds :data:`HISTORY_S` seconds at
+    the screen's rate and follows :meth:`set_period`.  ``len()`` is the rows held; ``total``
+    counts every frame since the start (or the last :meth:`clear`).
+    """
 
-    def clear(self) -> None:
-        self._n = 0
-        self._index = np.zeros(self._cap, np.int64)
-        self._f = {c: np.zeros(self._cap, np.float64) for c in FLOAT_COLUMNS}
-        self._warmup = np.zeros(self._cap, bool)
-        self._paused = np.zeros(self._cap, bool)
-        self._path_codes = np.zeros(self._cap, np.int16)
+    def __init__(self, capacity: int | None = None, *, period_ms: float = 1000.0 / 60.0,
+                 history_s: float = HISTORY_S):
+        period = check_period(period_ms)
+        self.history_s = float(history_s)
+        self._fixed = capacity is not None
+        self._cap = max(16, int(capacity)) if capacity is not None else \
+            history_rows(1000.0 / period, self.history_s)
+        self.totals = RunningTotals(period)
+        self._path_ids: dict[str, int] = {}
         self._path_names: list[str] = []
-        self._errors: dict[int, str] = {}
+        self._recorder: TimelineRecorder | None = None
+        self._recorded = 0
+        self._allocate()
+
+    # ------------------------------------------------------------ storage
+    def _allocate(self) -> None:
+        # one row more than is shown: the row before the oldest gives the oldest its interval
+        store = self._cap + 1
+        self._store = store
+        self._total = 0
+        self._valid = 0                          # rows of the store written since allocation
+        self._index = np.zeros(store, np.int64)
+        self._f = {c: np.zeros(store, np.float64) for c in FLOAT_COLUMNS}
+        self._warmup = np.zeros(store, bool)
+        self._paused = np.zeros(store, bool)
+        self._path_codes = np.zeros(store, np.int16)
+        self._errors: dict[int, str] = {}        # ring slot -> message, dropped when overwritten
+
+    def _arrays(self) -> list[np.ndarray]:
+        return [self._index, *self._f.values(), self._warmup, self._paused, self._path_codes]
+
+    @property
+    def capacity(self) -> int:
+        return self._cap
+
+    @property
+    def period_ms(self) -> float:
+        return self.totals.period_ms
+
+    @property
+    def total(self) -> int:
+        return self._total
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held in arrays (the ring and the totals' histogram): fixed for a given rate."""
+        return sum(a.nbytes for a in self._arrays()) + self.totals.nbytes
 
     def __len__(self) -> int:
-        return self._n
+        return min(self._valid, self._cap)
 
+    def set_period(self, period_ms: float) -> None:
+        """The screen's period from now on: later frames are judged against it and, unless the
+        capacity was fixed, the ring is resized to hold :attr:`history_s` at the new rate
+        (keeping the newest rows)."""
+        self.totals.set_period(period_ms)
+        if self._fixed:
+            return
+        cap = history_rows(1000.0 / self.totals.period_ms, self.history_s)
+        if cap != self._cap:
+            self._resize(cap)
+
+    def _resize(self, cap: int) -> None:
+        self._feed(force=True)
+        total = self._total
+        keep = min(self._valid, cap + 1)
+        r0 = total - keep
+        kept = [self._take(a, r0, total).copy() for a in self._arrays()]
+        errors = {self._row_of(s): m for s, m in self._errors.items()}
+        self._cap = cap
+        self._allocate()
+        self._total, self._valid = total, keep
+        for a, v in zip(self._arrays(), kept, strict=True):
+            self._put(a, r0, v)
+        self._errors = {j % self._store: m for j, m in errors.items() if j >= r0}
+
+    def _row_of(self, slot: int) -> int:
+        base = self._total - self._valid
+        return base + (slot - base) % self._store
+
+    def _take(self, a: np.ndarray, r0: int, r1: int) -> np.ndarray:
+        """Rows ``r0 .. r1`` (held ones): a view where they are contiguous, else a copy."""
+        s, m = r0 % self._store, r1 - r0
+        if s + m <= self._store:
+            return a[s:s + m]
+        return np.concatenate([a[s:], a[:s + m - self._store]])
+
+    def _put(self, a: np.ndarray, r0: int, values: np.ndarray) -> None:
+        s, m = r0 % self._store, len(values)
+        first = min(m, self._store - s)
+        a[s:s + first] = values[:first]
+        a[:m - first] = values[first:]
+
+    def _code(self, path: str) -> int:
+        code = self._path_ids.get(path)
+        if code is None:
+            if len(self._path_names) >= MAX_PATHS - 1 and path != OTHER_PATH:
+                return self._code(OTHER_PATH)
+            code = self._path_ids[path] = len(self._path_names)
+            self._path_names.append(path)
+        return code
+
+    def clear(self) -> None:
+        """Forget every row and total (a recording goes on: its ``frame`` column restarts at 0)."""
+        self._feed(force=True)
+        self.totals.clear()
+        self._allocate()
+        self._recorded = 0
+
+    # ------------------------------------------------------------ adding frames
     def append(self, index: int, present_s: float, render_ms: float, transfer_ms: float,
                upload_ms: float, present_ms: float, path: str, warmup: bool = False,
                paused: bool = False, error: str | None = None) -> None:
-        if self._n == len(self._index):
-            self._grow()
-        n = self._n
-        self._index[n] = index
-        for c, v in zip(FLOAT_COLUMNS, (present_s, render_ms, transfer_ms, upload_ms, present_ms),
-                        strict=True):
-            self._f[c][n] = v
-        self._warmup[n] = warmup
-        self._paused[n] = paused
-        if path not in self._path_names:
-            self._path_names.append(path)
-        self._path_codes[n] = self._path_names.index(path)
+        """One presented frame (O(1): a few stores, nothing allocated)."""
+        t = float(present_s)
+        if not math.isfinite(t):
+            raise ValueError(f"present_s must be a finite number of seconds, got {present_s!r}")
+        s = self._total % self._store
+        self._index[s] = index
+        f = self._f
+        f["present_s"][s] = t
+        f["render_ms"][s] = render_ms
+        f["transfer_ms"][s] = transfer_ms
+        f["upload_ms"][s] = upload_ms
+        f["present_ms"][s] = present_ms
+        self._warmup[s] = warmup
+        self._paused[s] = paused
+        self._path_codes[s] = self._code(path)
+        if self._errors:
+            self._errors.pop(s, None)
         if error:
-            self._errors[n] = error
-        self._n = n + 1
+            self._errors[s] = error
+        self.totals.add(t, float(render_ms), warmup)
+        self._total += 1
+        if self._valid < self._store:
+            self._valid += 1
+        if self._recorder is not None and self._total - self._recorded >= self._batch:
+            self._feed()
 
-    def _grow(self) -> None:
-        size = len(self._index) * 2
+    def extend(self, index, present_s, render_ms, transfer_ms, upload_ms, present_ms, path,
+               warmup=False, paused=False, error=None) -> None:
+        """Many frames at once: each argument is one value for every frame or one per frame
+        (``path``: a name or a sequence of names; ``error``: None or a sequence of messages and
+        Nones).  Leaves exactly what :meth:`append` frame by frame would."""
+        t = np.asarray(present_s, dtype=np.float64).ravel()
+        n = t.size
+        if not np.isfinite(t).all():
+            raise ValueError("present_s must be finite numbers of seconds")
 
-        def grown(a):
-            out = np.zeros(size, a.dtype)
-            out[:len(a)] = a
-            return out
+        def col(v, dtype, name):
+            a = np.asarray(v, dtype=dtype)
+            if a.ndim == 0:
+                return np.broadcast_to(a, (n,))
+            if a.shape != (n,):
+                raise ValueError(f"{name} has {a.size} values for {n} frames")
+            return a
 
-        self._index = grown(self._index)
-        self._f = {c: grown(a) for c, a in self._f.items()}
-        self._warmup = grown(self._warmup)
-        self._paused = grown(self._paused)
-        self._path_codes = grown(self._path_codes)
+        cols = [col(index, np.int64, "index"), t,
+                *(col(v, np.float64, name) for v, name in zip(
+                    (render_ms, transfer_ms, upload_ms, present_ms), FLOAT_COLUMNS[1:], strict=True)),
+                col(warmup, bool, "warmup"), col(paused, bool, "paused")]
+        if isinstance(path, str):
+            codes = np.broadcast_to(np.int16(self._code(path)), (n,))
+        else:
+            codes = col([self._code(p) for p in path], np.int16, "path")
+        cols.append(codes)
+        errors = None if error is None else list(error)
+        if errors is not None and len(errors) != n:
+            raise ValueError(f"error has {len(errors)} values for {n} frames")
+        # while recording, feed rows in chunks that the ring still holds when they are handed over
+        step = n if self._recorder is None else max(1, self._store - self._batch)
+        for a in range(0, n, max(step, 1)):
+            b = min(n, a + step)
+            self._write([c[a:b] for c in cols], None if errors is None else errors[a:b])
+            if self._recorder is not None and self._total - self._recorded >= self._batch:
+                self._feed()
+
+    def _write(self, cols: list[np.ndarray], errors: list | None) -> None:
+        n = len(cols[0])
+        self.totals.extend(cols[1], cols[2], cols[6])
+        skip = max(0, n - self._store)             # rows the ring would overwrite at once
+        r0 = self._total + skip
+        m = n - skip
+        if m >= self._store:
+            self._errors.clear()
+        elif self._errors:
+            for s in [s for s in self._errors if (s - r0) % self._store < m]:
+                del self._errors[s]
+        for a, v in zip(self._arrays(), cols, strict=True):
+            self._put(a, r0, v[skip:])
+        if errors is not None:
+            for k, msg in enumerate(errors[skip:]):
+                if msg:
+                    self._errors[(r0 + k) % self._store] = msg
+        self._total += n
+        self._valid = min(self._store, self._valid + n)
+
+    # ------------------------------------------------------------ reading
+    def _window(self, last: int | None) -> tuple[int, int]:
+        held = len(self)
+        k = held if last is None else max(0, min(held, int(last)))
+        return self._total - k, self._total
 
     def column(self, name: str, last: int | None = None) -> np.ndarray:
-        """A view of one float column (the last ``last`` rows); valid until the next append."""
-        n = self._n
-        start = 0 if last is None else max(0, n - last)
-        if name == "index":
-            return self._index[start:n]
-        return self._f[name][start:n]
+        """One column of the rows held (the last ``last`` of them): a view where they are
+        contiguous in the ring, else a copy; a view is valid until the next append."""
+        r0, r1 = self._window(last)
+        return self._take(self._index if name == "index" else self._f[name], r0, r1)
 
-    def warmup_mask(self) -> np.ndarray:
-        """A view of the per-frame warm-up flags; valid until the next append."""
-        return self._warmup[:self._n]
+    def warmup_mask(self, last: int | None = None) -> np.ndarray:
+        """The per-frame warm-up flags of the rows held (as :meth:`column`)."""
+        return self._take(self._warmup, *self._window(last))
 
     def leading_warmup(self) -> int:
-        """How many frames at the start were warm-up (compile) frames."""
-        not_warm = np.flatnonzero(~self._warmup[:self._n])
-        return int(not_warm[0]) if len(not_warm) else self._n
+        """How many of the rows held, from the oldest, were warm-up (compile) frames."""
+        not_warm = np.flatnonzero(~self.warmup_mask())
+        return int(not_warm[0]) if len(not_warm) else len(self)
 
-    def snapshot(self) -> TimelineSnapshot:
-        n = self._n
+    def snapshot(self, last: int | None = None) -> TimelineSnapshot:
+        """A copy of the rows held (the last ``last`` of them)."""
+        return self._snapshot(*self._window(last))
+
+    def _snapshot(self, r0: int, r1: int) -> TimelineSnapshot:
+        def take(a):
+            return np.array(self._take(a, r0, r1))
+
+        names = self._path_names
+        errors = {}
+        for s, msg in self._errors.items():
+            j = self._row_of(s)
+            if r0 <= j < r1:
+                errors[j - r0] = msg
+        errors = dict(sorted(errors.items()))
+        before = math.nan
+        if r0 > 0 and r0 - 1 >= self._total - self._valid:
+            before = float(self._f["present_s"][(r0 - 1) % self._store])
         return TimelineSnapshot(
-            self._index[:n].copy(), *(self._f[c][:n].copy() for c in FLOAT_COLUMNS),
-            self._warmup[:n].copy(), self._paused[:n].copy(),
-            [self._path_names[c] for c in self._path_codes[:n]], dict(self._errors))
+            take(self._index), *(take(self._f[c]) for c in FLOAT_COLUMNS), take(self._warmup),
+            take(self._paused), [names[c] for c in self._take(self._path_codes, r0, r1).tolist()],
+            errors, first_frame=r0, before_s=before)
+
+    # ------------------------------------------------------------ streaming the full record
+    @property
+    def recording(self) -> str | None:
+        """The file every row goes to from :meth:`record_to` on, or None."""
+        return self._recorder.path if self._recorder is not None else None
+
+    @property
+    def recording_error(self) -> str | None:
+        return self._recorder.error if self._recorder is not None else None
+
+    def record_to(self, path) -> str:
+        """Stream every frame from the next one on to ``path`` (CSV, the export's columns) until
+        :meth:`stop_recording`.  ``ValueError`` (one sentence) when ``path`` cannot be written
+        or a recording is already running."""
+        if self._recorder is not None:
+            raise ValueError(f"already recording the timeline to {self._recorder.path}")
+        self._recorder = TimelineRecorder(path)
+        self._recorded = self._total
+        return self._recorder.path
+
+    @property
+    def _batch(self) -> int:
+        return max(1, min(RECORD_BATCH, self._cap // 4))
+
+    def _feed(self, force: bool = False) -> None:
+        if self._recorder is None or self._recorded >= self._total:
+            return
+        if force or self._total - self._recorded >= self._batch:
+            self._recorder.submit(self._snapshot(self._recorded, self._total))
+            self._recorded = self._total
+
+    def detach_recording(self) -> TimelineRecorder | None:
+        """Hand over the last rows and stop feeding the recording; the caller closes it (on a
+        worker thread, say: closing waits for the writes and the fsync).  None when none ran."""
+        if self._recorder is None:
+            return None
+        self._feed(force=True)
+        recorder, self._recorder = self._recorder, None
+        return recorder
+
+    def stop_recording(self) -> RecordResult | None:
+        """:meth:`detach_recording` and close it (flushed, fsynced, in place); None when none was
+        running.  Never raises: a failed write is in the result's ``error``."""
+        recorder = self.detach_recording()
+        return recorder.close() if recorder is not None else None
