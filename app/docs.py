@@ -5,8 +5,10 @@
 
 Sections (between ``<!-- section:NAME -->`` and ``<!-- /section:NAME -->``):
 ``catalog`` from :func:`core.patterns.registry.catalog`, ``cli`` from :func:`app.cli.build_parser`
-(every command, nested ``bench`` commands included) and ``env`` from :data:`ENV_VARS`,
-which a test holds to the variables the code really reads.  Everything outside these
+(every command, nested ``bench`` commands included), ``env`` from :data:`ENV_VARS`,
+which a test holds to the variables the code really reads, and ``shortcuts`` from the main
+window's shortcut table (``app.window.SHORTCUTS``, Qt-free; a Qt test holds it to the window's
+real actions).  Everything outside these
 markers is left alone.  Never imports Qt.
 """
 
@@ -44,6 +46,8 @@ ENV_VARS: dict[str, str] = {
     "TESTCARD_PRESENTER": "`raster` forces the preview and output windows to paint with QPainter and a "
                           "timer instead of OpenGL (a broken GL driver); `opengl` (the default where the "
                           "platform has GL) uses the vsync-paced GL presenter.",
+    "TESTCARD_DEBUG": "`1` shows the Python traceback of an unexpected error (a bug) instead of the "
+                      "one-line message and exit status 70; for bug reports.",
     "QT_QPA_PLATFORM": "Qt's window-system plugin: `xcb` (X11), `wayland`, or `offscreen` to run the "
                        "app with no display (what the tests and `packaging/build` use).",
     "CXX": "The C++ compiler for the `torch-compiled` path on CPU (Inductor); without one that path is "
@@ -293,11 +297,26 @@ def _is_environ_call(func) -> bool:
         and _is_environ(func.value)
 
 
+# ------------------------------------------------------------------ shortcuts
+def shortcuts_markdown() -> str:
+    from app.window import SHORTCUTS
+
+    lines = ["### Keyboard shortcuts", "",
+             "Generated from the window's shortcut table (`python -m app.docs`); Help > Keyboard "
+             "shortcuts lists the same from the running window. They work from the control window, "
+             "the preview and the fullscreen output alike.", "",
+             "| keys | menu | action | what it does |", "| --- | --- | --- | --- |"]
+    for sc in SHORTCUTS:
+        lines.append(f"| `{_cell(sc.keys)}` | {sc.menu} | {_cell(sc.label)} | {_cell(sc.what)} |")
+    return "\n".join(lines)
+
+
 # ------------------------------------------------------------------ the README
 GENERATORS: dict[str, Callable[[], str]] = {
     "catalog": catalog_markdown,
     "cli": cli_markdown,
     "env": env_markdown,
+    "shortcuts": shortcuts_markdown,
 }
 
 

@@ -10,8 +10,12 @@ They are imported here by statement, never by name, so every bundler and the imp
 see them, and a missing panel is an import error, not a silently absent dock.  The widget may
 define ``shutdown()``; the main window calls it on close (stop worker threads there).  What a
 panel may use from the main window: ``current_spec()``, ``loop`` (``loop.engine``,
-``loop.timeline``, ``loop.index``, ``loop.frame_presented``), the ``spec_changed`` signal, and
-``log(message)``.  A panel whose construction fails is reported in the log; the app starts
+``loop.timeline``, ``loop.index``, ``loop.device``, ``loop.path``, ``loop.frame_presented``,
+``loop.engine_changed``), the ``spec_changed`` signal, ``log(message)``, ``devices`` (the
+render devices of this box), ``live_band()`` (the band the live output renders),
+``rechoose_render_path()`` (after a verdict changed) and ``dialogs`` (file dialogs that
+remember their folders).  The dock holds the panel in a scroll area, so a panel taller than
+its dock scrolls.  A panel whose construction fails is reported in the log; the app starts
 without it.
 """
 

@@ -1,5 +1,9 @@
 """The Measure panel's chart: each candidate's median frame time as a bar, its spread as an
-error bar, the winner's bar in green and labelled."""
+error bar, the winner's bar in green and labelled.
+
+The axis is in milliseconds and says so once: pyqtgraph's SI prefixing is off (it would turn
+"ms" into "mms" or "kms").  Before a race the axes hold a fixed range with no candidate ticks,
+not the autoscaled range of no data."""
 
 from __future__ import annotations
 
@@ -12,9 +16,12 @@ BAR_COLOUR = QColor(90, 130, 200)
 
 
 class RaceChart(pg.PlotWidget):
+    EMPTY_MS = 20.0   # the frame-time range shown before any candidate has a time
+
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setLabel("left", "median frame time", units="ms")
+        self.getAxis("left").enableAutoSIPrefix(False)
+        self.setLabel("left", "median frame time (ms)")
         self.setMouseEnabled(x=False, y=False)
         self.hideButtons()
         self.setMinimumHeight(160)
@@ -25,6 +32,7 @@ class RaceChart(pg.PlotWidget):
         self.addItem(self.bars)
         self.addItem(self.error_bars)
         self.addItem(self.winner_text)
+        self.show_timed([], None)
 
     def show_timed(self, timed, winner: str | None) -> None:
         """``timed``: ``(name, median_ms, CandidateResult or None)`` per candidate with a time so far."""
@@ -42,9 +50,9 @@ class RaceChart(pg.PlotWidget):
             self.winner_text.setPos(float(i), float(heights[i] + spreads[i]))
         else:
             self.winner_text.setText("")
-        if len(timed):
-            self.setXRange(-0.6, len(timed) - 0.4, padding=0)
-            self.setYRange(0, float((heights + spreads).max()) * 1.15 or 1.0, padding=0)
+        self.setXRange(-0.6, max(len(timed), 1) - 0.4, padding=0)
+        top = float((heights + spreads).max()) * 1.15 if len(timed) else self.EMPTY_MS
+        self.setYRange(0, top if top > 0 else 1.0, padding=0)
 
     def bar_data(self) -> dict:
         """What the chart shows (for tests): x, heights, spreads and the winner's label."""

@@ -1,9 +1,28 @@
-"""The control window: catalog, parameter editor, preview, timing and log docks, menus."""
+"""The control window: catalog, parameter editor, preview, timing and log docks, menus.
 
-from app.window.main_window import MainWindow
-from app.window.timing_dock import TimingDock
+``SHORTCUTS`` (the one table of keyboard shortcuts, ``shortcuts.py``) is Qt-free, so
+``app.docs`` reads it headless; the widgets are imported on first use of their names (PEP 562),
+which keeps Qt out of a process that only wants the table.
+"""
+
+from app.window.shortcuts import SHORTCUTS, Shortcut
+
+
+def __getattr__(name):
+    if name == "MainWindow":
+        from app.window.main_window import MainWindow
+
+        return MainWindow
+    if name == "TimingDock":
+        from app.window.timing_dock import TimingDock
+
+        return TimingDock
+    raise AttributeError(f"module 'app.window' has no attribute {name!r}")
+
 
 __all__ = [
+    "SHORTCUTS",
     "MainWindow",
+    "Shortcut",
     "TimingDock",
 ]

@@ -4,47 +4,53 @@ One piece (about 550 lines) on purpose: the window is the controller between the
 frame loop and the output window, and what is left here is its construction and the slots its
 widgets and actions call -- choosing patterns and presets, building the spec, pausing and
 stepping, the output screen, saving, and storing the settings.  What could stand alone has:
-the menus and their actions (``menus``), the status bar (``status_bar``), each dock
-(``catalog``, ``param_editor``, ``timing_dock``, ``log_dock``).  Cutting the rest further
+the menus and their actions (``menus``), the Help menu's windows (``help``), the default size
+and dock layout (``layout``), the status bar (``status_bar``), each dock (``catalog``,
+``param_editor``, ``timing_dock``, ``log_dock``).  Cutting the rest further
 would mean separating a controller object from the widget, a rewrite rather than a move.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
-    QFileDialog,
     QMainWindow,
-    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
 
 from app import settings as settings_mod
+from app.dialogs import FileDialogs
 from app.panels import load_panels
 from app.preview import (
     FrameLoop,
     GLPresenter,
     OutputController,
     RasterPresenter,
+    ScreenIdentity,
     gl_problem,
-    qscreen_named,
-    screen_record,
+    match_screen,
+    qscreen_of,
+    screen_records,
 )
 from app.window.catalog import CatalogPanel
+from app.window.layout import apply_default_docks, place_default, scrolled
 from app.window.log_dock import LogDock
 from app.window.menus import build_menus, rebuild_output_menu
 from app.window.param_editor import FrameSettings, ParamEditor
+from app.window.playback import PresetPlayer
 from app.window.status_bar import StatusBar
 from app.window.timing_dock import TimingDock
 from app.workers import TaskRunner
+from core.decisions import Band, DecisionCache, band_chain
 from core.engine import available_devices
 from core.manifest import save_frame
-from core.patterns import get_pattern, make_spec, render
+from core.patterns import frame_apl, get_pattern, make_spec, render
 from core.timing import TIMER, timeline_columns, timing_view
 
 
@@ -63,6 +69,7 @@ class MainWindow(QMainWindow):
     spec_changed = Signal(object)
 
     STATUS_INTERVAL_MS = 250
+    DECISIONS_INTERVAL_MS = 10_000     # how often the decision cache is checked, off the GUI thread
 
     def __init__(self, pattern: str | None = None, frame_limit: int = 0, settings=None,
                  presenter_kind: str | None = None, spec=None, persist: bool = True,
@@ -74,8 +81,11 @@ class MainWindow(QMainWindow):
         self.setObjectName("MainWindow")
         self.persist = persist
         self.settings = settings if settings is not None else settings_mod.load()
+        self.dialogs = FileDialogs(self.settings)   # start folders: last used per kind, else documents
         self.worker = TaskRunner("testcard-io", self)
         self.stats_worker = TaskRunner("testcard-stats", self)   # so a long timeline never stalls a frame
+        self.apl_worker = TaskRunner("testcard-apl", self)       # a zone plate's APL takes ~60 ms at 2160p
+        self._apl_state = "idle"                                  # "idle", "running", "again"
         self._panels: list[QWidget] = []
         self._closing = False
 
@@ -108,10 +118,7 @@ class MainWindow(QMainWindow):
         rl.addWidget(self.frame_settings)
         rl.addWidget(self.editor)
         rl.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(right_body)
-        scroll.setMinimumWidth(right_body.sizeHint().width() + 24)
+        scroll = scrolled(right_body, fit_width=True)   # as wide as the editor needs; scrolls down
         right = QDockWidget("Parameters", self)
         right.setObjectName("ParametersDock")
         right.setWidget(scroll)
@@ -128,14 +135,20 @@ class MainWindow(QMainWindow):
         if spec is not None:
             s.pattern, s.params[spec.pattern] = spec.pattern, {k: _jsonable(v) for k, v in spec.params}
             s.bit_depth, s.limited, s.size = spec.bit_depth, spec.limited, [spec.width, spec.height]
+            s.bit_depth_chosen = True
             s.counter, s.counter_bits = spec.counter_bits is not None, spec.counter_bits or s.counter_bits
-        self.frame_settings.set_values(s.bit_depth, s.limited, s.size, s.counter, s.counter_bits)
+        # the stored depth first (the stored colours were typed at it); the surface's follows below
+        self.frame_settings.set_values(s.bit_depth, s.limited, s.size, s.counter, s.counter_bits,
+                                       chosen=s.bit_depth_chosen)
 
-        devices = available_devices()
+        self.devices = devices = available_devices()
         if s.device not in devices:
             self.log(f"device {s.device} is not on this box; rendering on cpu")
         self.frame_settings.set_devices(devices, s.device)
         self.frame_settings.set_native(self.output_native_size())
+        remembered = match_screen(screen_records(), self.output_identity())
+        if remembered.note:
+            self.log(remembered.note)   # the output screen chosen last time is gone
         name = pattern or s.pattern
         try:
             get_pattern(name)
@@ -146,6 +159,10 @@ class MainWindow(QMainWindow):
         # ---- loop
         self.status_bar = StatusBar(self)
         self.setStatusBar(self.status_bar)
+        # lookups serve the decision cache from memory: read off this thread (below), so
+        # until then (and for a pattern switch ever after) the loop never parses the file
+        self.decisions = DecisionCache()
+        self.decisions.hold()
         self.loop = FrameLoop(self.spec, device=self.frame_settings.device_setting(), frame_limit=frame_limit,
                               reuse_static=reuse_static, parent=self)
         self.loop.render_failed.connect(self._on_render_failed)
@@ -153,10 +170,17 @@ class MainWindow(QMainWindow):
         self.loop.engine_changed.connect(self._update_status)
         self.loop.attach(self.preview, self._refresh_of(self.preview))
         self.output = OutputController(self._make_presenter, self)
+        self.output.banner_enabled = s.output_banner
         self.output.note.connect(self._notice)
         self.output.opened.connect(self._on_output_opened)
         self.output.closed.connect(self._on_output_closed)
         self.output.screens_changed.connect(self._rebuild_output_menu)
+
+        # preset playback: driven by the loop's presents (app/window/playback.py)
+        self.player = PresetPlayer(self._show_played_entry, self.loop, self)
+        self.player.status_changed.connect(self.status_bar.show_playback)
+        self.player.state_changed.connect(self._on_play_state)
+        self.player.entry_refused.connect(self._notice)
 
         # ---- wiring
         self.catalog.select(self.spec.pattern)
@@ -164,6 +188,11 @@ class MainWindow(QMainWindow):
         self.catalog.pattern_chosen.connect(self.choose_pattern)
         self.editor.params_edited.connect(lambda _v: self.apply_edits())
         self.frame_settings.changed.connect(self._on_frame_settings)
+        # the default bit depth is the one the output surface got (a GL surface says once it exists)
+        self.preview.surface_ready.connect(self._follow_surface)
+        if not isinstance(self.preview, GLPresenter):
+            self.frame_settings.follow_surface(self.preview.surface_bits)
+        self._show_apl()
         self.timing.reset_requested.connect(self.reset_timing)
         self.timing.export_requested.connect(self.export_timeline_dialog)
         build_menus(self)
@@ -179,16 +208,24 @@ class MainWindow(QMainWindow):
         self._status_timer.setInterval(4 * self.STATUS_INTERVAL_MS)
         self._status_timer.timeout.connect(self._refresh_if_idle)
         self._status_timer.start()
-        if s.problem:
-            self.log(s.problem)
+        self.worker.submit(self.decisions.refresh, lambda changed, exc: self._decisions_read(
+            changed, exc, first=True))
+        self._decisions_timer = QTimer(self)    # a verdict recorded by another testcard
+        self._decisions_timer.setInterval(self.DECISIONS_INTERVAL_MS)
+        self._decisions_timer.timeout.connect(
+            lambda: self.worker.submit(self.decisions.refresh, self._decisions_read))
+        self._decisions_timer.start()
+        for problem in s.problems:  # a bad settings file: each reason logged, the gist shown
+            self.log_dock.add(problem, logging.WARNING)
+        if s.problems:
+            self.statusBar().showMessage(settings_mod.summary(s.problems), 15000)
         if self.presenter_note:
             self.log(f"preview without OpenGL ({self.presenter_note}): timer-paced")
         load_panels(self)
         # after the panels, so their docks come back where they were left
-        if s.window_geometry:
-            self.restoreGeometry(QByteArray.fromBase64(s.window_geometry.encode()))
-        else:
-            self.resize(1400, 900)
+        geometry = QByteArray.fromBase64(s.window_geometry.encode())
+        if not (s.window_geometry and self.restoreGeometry(geometry)):
+            place_default(self, QGuiApplication.primaryScreen().availableGeometry())
         self._default_layout = not (s.window_state and
                                     self.restoreState(QByteArray.fromBase64(s.window_state.encode())))
         self.loop.start()
@@ -196,11 +233,8 @@ class MainWindow(QMainWindow):
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
         if self._default_layout:
-            # first run: the preview gets most of the window, the timing dock a third
             self._default_layout = False
-            self.resizeDocks([self.timing], [max(220, self.height() // 3)], Qt.Orientation.Vertical)
-            self.resizeDocks([self.docks["patterns"], self.docks["parameters"]], [220, 360],
-                             Qt.Orientation.Horizontal)
+            apply_default_docks(self)   # first run: pattern first (app/window/layout.py)
 
     # ------------------------------------------------------------ construction helpers
     def _make_presenter(self):
@@ -215,11 +249,19 @@ class MainWindow(QMainWindow):
         screen = screen or QGuiApplication.primaryScreen()
         return float(screen.refreshRate() or 60.0)
 
+    def output_identity(self) -> ScreenIdentity | None:
+        """The output screen as remembered (None: the primary)."""
+        return ScreenIdentity.from_settings(self.settings.output_screen_id, self.settings.output_screen)
+
+    def output_record(self):
+        """The connected screen the output goes to: the remembered one, or its fallback."""
+        return match_screen(screen_records(), self.output_identity()).screen
+
     def output_screen(self):
-        return qscreen_named(self.settings.output_screen)
+        return qscreen_of(self.output_record())
 
     def output_native_size(self) -> tuple[int, int]:
-        return screen_record(self.output_screen()).native_size
+        return self.output_record().native_size
 
     def _initial_spec(self, name: str):
         levels = self.frame_settings.levels()
@@ -248,13 +290,46 @@ class MainWindow(QMainWindow):
     def log(self, message: str) -> None:
         self.log_dock.add(message)
 
+    def live_band(self) -> Band | None:
+        """The band the live output renders: the pattern on screen, its frame size and the
+        display format of the surface presenting it (None where no band covers the format)."""
+        chain = band_chain(self.spec, self.loop.fmt)
+        return chain[0] if chain else None
+
+    def _decisions_read(self, changed: bool, exc: Exception | None, first: bool = False) -> None:
+        """The decision cache was read off the GUI thread: say once what is wrong with it (log
+        and status bar), and choose the render path again when what it holds changed."""
+        if self._closing:
+            return
+        if exc is not None:
+            self._notice(f"the decision cache was not read: {exc}")
+            return
+        for note in self.decisions.notes if (first or changed) else ():
+            self.log_dock.add(note, logging.WARNING)
+            self.statusBar().showMessage(note, 15000)
+        if changed:
+            self.rechoose_render_path()
+
+    def rechoose_render_path(self) -> None:
+        """Choose the live output's render path again: a verdict saved or imported a moment ago
+        takes effect on the next frame."""
+        before = self.loop.path
+        try:
+            self.loop.redecide()
+        except ValueError as exc:
+            self._notice(f"render path not changed: {exc}")
+            return
+        if self.loop.path != before:
+            self._notice(f"render path now {self.loop.path}: {self.loop.path_reason}")
+        self._update_status()
+
     def add_panel(self, widget: QWidget, title: str, area: str = "right") -> QDockWidget:
         """Add ``widget`` as a dock (tabbed with others in the same area)."""
         areas = {"left": Qt.DockWidgetArea.LeftDockWidgetArea, "right": Qt.DockWidgetArea.RightDockWidgetArea,
                  "bottom": Qt.DockWidgetArea.BottomDockWidgetArea}
         dock = QDockWidget(title, self)
         dock.setObjectName(f"Panel{title.replace(' ', '')}")
-        dock.setWidget(widget)
+        dock.setWidget(scrolled(widget))   # a panel taller than its dock scrolls, never cut off
         where = areas.get(area, Qt.DockWidgetArea.RightDockWidgetArea)
         self.addDockWidget(where, dock)
         sibling = {"right": self.docks["parameters"], "bottom": self.timing}.get(area)
@@ -317,7 +392,42 @@ class MainWindow(QMainWindow):
         self.spec = spec
         self.spec_changed.emit(spec)
         self._update_status()
+        self._show_apl()
         return True
+
+    def _show_apl(self) -> None:
+        """The frame's APL (from its plan: no pixels read) in the editor and the status bar,
+        computed off the GUI thread; edits made meanwhile are covered by one more run."""
+        if self._apl_state != "idle":
+            self._apl_state = "again"
+            return
+        self._apl_state = "running"
+        spec, index = self.spec, (self.loop.index if self.spec.animated else 0)
+        self.apl_worker.submit(lambda: frame_apl(spec, index),
+                               lambda apl, exc: self._on_apl(spec, apl, exc))
+
+    def _on_apl(self, spec, apl, exc) -> None:
+        again, self._apl_state = self._apl_state == "again", "idle"
+        if self._closing:
+            return
+        if again or spec != self.spec:
+            self._show_apl()
+            return
+        if exc is not None:
+            apl = None
+            self.log(f"APL not available: {exc}")
+        self.editor.show_apl(apl)
+        self.status_bar.show_apl(apl)
+
+    @property
+    def apl_pending(self) -> bool:
+        """True while the APL shown may be behind the frame (tests wait on it)."""
+        return self._apl_state != "idle"
+
+    def _follow_surface(self, _bits: int) -> None:
+        presenter = self.loop.presenter
+        if presenter is not None:
+            self.frame_settings.follow_surface(presenter.surface_bits)
 
     def _on_frame_settings(self) -> None:
         device = self.frame_settings.device_setting()
@@ -348,10 +458,14 @@ class MainWindow(QMainWindow):
         if preset is None:
             self._notice(f"no preset named {name!r}")
             return False
+        self.player.stop()   # choosing a preset by hand ends a playback
         self.preset, self.preset_pos = preset, 0
         return self._show_preset_entry()
 
     def step_preset(self, delta: int) -> bool:
+        if self.player.active:   # PgDown / PgUp while playing move the playback itself
+            self.player.next() if delta > 0 else self.player.previous()
+            return True
         if self.preset is None:
             return False
         self.preset_pos = (self.preset_pos + delta) % len(self.preset.entries)
@@ -361,8 +475,9 @@ class MainWindow(QMainWindow):
         entry = self.preset.entries[self.preset_pos]
         levels = self.frame_settings.levels()
         w, h = self.frame_settings.frame_size()
-        try:
-            spec = entry.spec(w, h, bit_depth=levels.bit_depth, limited=levels.limited)
+        try:   # the counter overlay stays on when it is ticked (the counter pattern is one already)
+            spec = entry.spec(w, h, bit_depth=levels.bit_depth, limited=levels.limited,
+                              counter_bits=self.frame_settings.counter_setting())
         except ValueError as exc:
             self._notice(f"preset {self.preset.name!r} entry {self.preset_pos + 1}: {exc}")
             return False
@@ -375,16 +490,67 @@ class MainWindow(QMainWindow):
                          f"{len(self.preset.entries)} ({spec.pattern})", log=False)
         return ok
 
+    # ------------------------------------------------------------ preset playback
+    def play_preset(self, name: str, loop: bool = False) -> None:
+        """Play preset ``name`` (case-insensitive): each entry on screen for its dwell, once or
+        looped, with the counter overlay when it is ticked.  Refused with a notice when there
+        is no such preset or an entry cannot be shown on this output."""
+        preset = next((p for p in self.presets if p.name.casefold() == name.strip().casefold()), None)
+        if preset is None:
+            self._notice(f"no preset named {name!r}: expected one of "
+                         f"{', '.join(p.name for p in self.presets)}")
+            return
+        try:
+            levels = self.frame_settings.levels()
+            preset.specs(*self.frame_settings.frame_size(), bit_depth=levels.bit_depth,
+                         limited=levels.limited, counter_bits=self.frame_settings.counter_setting())
+        except ValueError as exc:
+            self._notice(f"cannot play {preset.name!r}: {exc}")
+            return
+        self.preset, self.preset_pos = preset, 0
+        self.act_play_loop.setChecked(bool(loop))
+        self.player.play(preset, loop=loop)
+
+    def play_current_preset(self) -> None:
+        if self.preset is None:
+            self._notice("choose a preset in the Presets menu first, then Play")
+            return
+        self.play_preset(self.preset.name, self.act_play_loop.isChecked())
+
+    def _show_played_entry(self, preset, position: int) -> bool:
+        self.preset, self.preset_pos = preset, position
+        return self._show_preset_entry()
+
+    def _on_play_state(self, _state: str) -> None:
+        active = self.player.active
+        for act in (self.act_play_pause, self.act_play_next, self.act_play_prev, self.act_play_stop):
+            act.setEnabled(active)
+        self.act_play_pause.setChecked(self.player.paused)
+        self.act_play_export.setEnabled(len(self.player.log) > 0 or active)
+
+    def export_play_log_dialog(self) -> None:
+        path = self.dialogs.save_file(self, "playlog", "Export play log", "play-log.csv", "CSV (*.csv)")
+        if path:
+            self.export_play_log_to(path)
+
+    def export_play_log_to(self, path: str) -> None:
+        """Write the play log so far (the run may still be going) as CSV, off the GUI thread."""
+        log = self.player.log.snapshot()
+        self.worker.submit(lambda: log.write_csv(path),
+                           _either(lambda n: self._notice(f"wrote {n} play-log entries to {path}"),
+                                   lambda exc: self._notice(f"could not write {path}: {exc}")))
+
     def _rebuild_output_menu(self) -> None:
         rebuild_output_menu(self)
 
-    def choose_output_screen(self, name: str) -> None:
-        self.settings.output_screen = name
+    def choose_output_screen(self, screen) -> None:
+        """Make ``screen`` (a :class:`~app.preview.ScreenRecord`) the output's, remembered by identity."""
+        self.settings.output_screen, self.settings.output_screen_id = screen.name, screen.identity.to_dict()
         self.frame_settings.set_native(self.output_native_size())
         if self.frame_settings.size_setting() is None:
             self.apply_edits()
         if self.output.is_open:
-            self.output.open(name)
+            self.output.open(screen.identity)
 
     # ------------------------------------------------------------ status and live figures
     def _update_status(self) -> None:
@@ -407,6 +573,8 @@ class MainWindow(QMainWindow):
         tl = self.loop.timeline
         self.status_bar.show_fps(tl.column("present_s", last=61))
         self._update_status()
+        if self.spec.animated:
+            self._show_apl()
         if self.timing.isVisible() and not self.stats_worker.busy:
             pacing = self.status_bar.st_pacing.text()
             if self.loop.monitor.reason:
@@ -455,9 +623,15 @@ class MainWindow(QMainWindow):
 
     def toggle_fullscreen(self, on: bool) -> None:
         if on:
-            self.output.open(self.settings.output_screen)
+            self.output.open(self.output_identity())
         else:
             self.output.close()
+
+    def set_output_banner(self, on: bool) -> None:
+        """Whether going fullscreen shows the banner naming the screen (remembered)."""
+        self.output.banner_enabled = self.settings.output_banner = bool(on)
+        if not on:
+            self.output.hide_banner()
 
     def leave_fullscreen(self) -> None:
         if self.output.is_open:
@@ -467,6 +641,7 @@ class MainWindow(QMainWindow):
 
     def _on_output_opened(self, presenter) -> None:
         presenter.key_pressed.connect(self._on_presenter_key)
+        presenter.surface_ready.connect(self._follow_surface)
         self.loop.attach(presenter, self._refresh_of(presenter))
         self.loop.set_mirror(self.preview)
         self.act_fullscreen.setChecked(True)
@@ -490,9 +665,9 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------ saving
     def save_frame_dialog(self) -> None:
         index = self.loop.index
-        path, _ = QFileDialog.getSaveFileName(self, "Save current frame",
-                                              f"{self.spec.pattern}-{index:06d}.png",
-                                              "Images (*.png *.tif *.tiff);;NumPy (*.npy)")
+        path = self.dialogs.save_file(self, "frame", "Save current frame",
+                                      f"{self.spec.pattern}-{index:06d}.png",
+                                      "Images (*.png *.tif *.tiff);;NumPy (*.npy)")
         if path:
             self.save_frame_to(path, index)
 
@@ -509,7 +684,8 @@ class MainWindow(QMainWindow):
             lambda exc: self._notice(f"could not save {path}: {exc}")))
 
     def export_timeline_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export frame timeline", "timeline.csv", "CSV (*.csv)")
+        path = self.dialogs.save_file(self, "timeline", "Export frame timeline", "timeline.csv",
+                                      "CSV (*.csv)")
         if path:
             self.export_timeline_to(path)
 
@@ -525,6 +701,7 @@ class MainWindow(QMainWindow):
         self._remember_params()
         s.pattern = self.spec.pattern
         s.bit_depth = self.frame_settings.bit_depth.value()
+        s.bit_depth_chosen = self.frame_settings.bit_depth_chosen
         s.limited = self.frame_settings.range.currentText() == "limited"
         s.size = self.frame_settings.size_setting()
         s.counter = self.frame_settings.counter.isChecked()
@@ -535,8 +712,9 @@ class MainWindow(QMainWindow):
         s.window_state = bytes(self.saveState().toBase64()).decode()
         try:
             settings_mod.save(s)
-        except OSError as exc:
-            self.log(f"settings not saved: {exc}")
+        except OSError as exc:  # SettingsNotSaved: one line naming the file and the reason
+            self.statusBar().showMessage(str(exc), 10000)
+            self.log_dock.add(str(exc), logging.WARNING)
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         if not self._closing:
@@ -544,6 +722,8 @@ class MainWindow(QMainWindow):
             if self.persist:
                 self.store_settings()
             self._status_timer.stop()
+            self._decisions_timer.stop()
+            self.player.stop()
             self.loop.close()
             self.output.close()
             for panel in self._panels:
@@ -551,5 +731,7 @@ class MainWindow(QMainWindow):
                     panel.shutdown()
             self.worker.wait()
             self.stats_worker.wait()
+            self.apl_worker.wait()
+            self.decisions.release()
             self.preview.release()
         super().closeEvent(event)

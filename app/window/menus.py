@@ -2,7 +2,9 @@
 
 Every action is added to the window as well as to its menu, with an application-wide shortcut,
 so the shortcuts also work from the GL preview and the output window (the window replays keys
-pressed there through its actions).  The actions are the window's attributes (``act_*``); the
+pressed there through its actions).  A keyed action takes its text and keys from
+``app/window/shortcuts.py`` (:func:`add_keyed`), the one table the README's shortcut list is
+generated from.  The actions are the window's attributes (``act_*``); the
 slots they trigger are the window's methods.  ``win`` below is always the
 :class:`~app.window.main_window.MainWindow` (not imported here: it imports this module).
 """
@@ -11,10 +13,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QToolBar, QToolButton
 
 from app.preview import screen_records
-from core import version
+from app.window.help import ShortcutsDialog, open_readme, show_about
+from app.window.shortcuts import plain, shortcut
 from core.paths import presets_dir
 from core.patterns import load_presets
 
@@ -32,24 +35,35 @@ def add_action(win, text, slot, shortcut=None, checkable=False, menu=None) -> QA
     return a
 
 
+def add_keyed(win, action: str, slot, checkable=False, menu=None) -> QAction:
+    """:func:`add_action` with the text and keys of ``action``'s entry in the shortcut table."""
+    entry = shortcut(action)
+    return add_action(win, entry.text, slot, entry.keys, checkable=checkable, menu=menu)
+
+
 def build_menus(win) -> None:
     mb = win.menuBar()
     f = mb.addMenu("&File")
-    win.act_save = add_action(win, "&Save current frame\u2026", win.save_frame_dialog, "Ctrl+S", menu=f)
+    win.act_save = add_keyed(win, "save", win.save_frame_dialog, menu=f)
     win.act_export = add_action(win, "&Export timing CSV\u2026", win.export_timeline_dialog, menu=f)
     f.addSeparator()
-    win.act_quit = add_action(win, "&Quit", win.close, "Ctrl+Q", menu=f)
+    win.act_quit = add_keyed(win, "quit", win.close, menu=f)
     v = mb.addMenu("&View")
     win.menu_view = v
-    win.act_pause = add_action(win, "&Pause", win.set_paused, "Space", checkable=True, menu=v)
-    win.act_back = add_action(win, "Step &back", lambda: win.step(-1), "Left", menu=v)
-    win.act_forward = add_action(win, "Step &forward", lambda: win.step(1), "Right", menu=v)
+    win.act_pause = add_keyed(win, "pause", win.set_paused, checkable=True, menu=v)
+    win.act_back = add_keyed(win, "back", lambda: win.step(-1), menu=v)
+    win.act_forward = add_keyed(win, "forward", lambda: win.step(1), menu=v)
     win.act_back.setEnabled(False)
     win.act_forward.setEnabled(False)
     v.addSeparator()
-    win.act_one_to_one = add_action(win, "&1:1 pixels", win.set_one_to_one, "Ctrl+1", checkable=True,
-                                    menu=v)
-    win.act_reset = add_action(win, "&Reset timing", win.reset_timing, "Ctrl+R", menu=v)
+    win.act_one_to_one = add_keyed(win, "one_to_one", win.set_one_to_one, checkable=True, menu=v)
+    win.act_one_to_one.setToolTip("1:1: one frame pixel per screen pixel (drag or scroll to pan); "
+                                  "off: fit the preview, nearest-neighbour")
+    win.act_reset = add_keyed(win, "reset", win.reset_timing, menu=v)
+    win.act_banner = add_action(win, "Screen &banner on fullscreen", win.set_output_banner, checkable=True,
+                                menu=v)
+    win.act_banner.setChecked(win.settings.output_banner)
+    win.act_banner.setToolTip("going fullscreen, name the screen and how to leave for a few seconds")
     v.addSeparator()
     for dock in win.docks.values():
         v.addAction(dock.toggleViewAction())
@@ -58,13 +72,40 @@ def build_menus(win) -> None:
     win.menu_output = o
     win.screen_group = QActionGroup(win)
     win.screen_group.setExclusive(True)
-    win.act_fullscreen = add_action(win, "&Fullscreen output", win.toggle_fullscreen, "F11", checkable=True)
-    win.act_leave = add_action(win, "&Leave fullscreen", win.leave_fullscreen, "Esc")
+    win.act_fullscreen = add_keyed(win, "fullscreen", win.toggle_fullscreen, checkable=True)
+    win.act_leave = add_keyed(win, "leave", win.leave_fullscreen)
     win.act_leave.setEnabled(False)
     o.aboutToShow.connect(win._rebuild_output_menu)
     rebuild_output_menu(win)
     h = mb.addMenu("&Help")
+    win.act_shortcuts = add_keyed(win, "shortcuts", lambda: show_shortcuts(win), menu=h)
+    win.act_readme = add_action(win, "&User guide (README)", lambda: open_readme(win), menu=h)
+    h.addSeparator()
     add_action(win, "&About testcard", lambda: show_about(win), menu=h)
+    build_corner(win)
+
+
+def build_corner(win) -> None:
+    """The view toggles in reach at the menu bar's right end: 1:1, pause, fullscreen."""
+    bar = QToolBar()
+    bar.setObjectName("ViewToggles")
+    bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+    for act, label in ((win.act_one_to_one, "1:1"), (win.act_pause, "Pause"),
+                       (win.act_fullscreen, "Fullscreen")):
+        button = QToolButton()
+        button.setDefaultAction(act)
+        button.setText(label)
+        button.setToolTip(f"{plain(act.text())} ({act.shortcut().toString()})")
+        bar.addWidget(button)
+    win.menuBar().setCornerWidget(bar, Qt.Corner.TopRightCorner)
+    win.view_toggles = bar
+
+
+def show_shortcuts(win) -> ShortcutsDialog:
+    dialog = ShortcutsDialog(win)
+    dialog.show()
+    win.shortcuts_dialog = dialog   # kept, so it is not collected while shown
+    return dialog
 
 
 def build_presets_menu(win, mb) -> None:
@@ -83,31 +124,49 @@ def build_presets_menu(win, mb) -> None:
         act.setToolTip(preset.description)
     m.setToolTipsVisible(True)
     m.addSeparator()
-    win.act_preset_next = add_action(win, "&Next entry", lambda: win.step_preset(1), "PgDown", menu=m)
-    win.act_preset_prev = add_action(win, "&Previous entry", lambda: win.step_preset(-1), "PgUp", menu=m)
+    win.act_preset_next = add_keyed(win, "preset_next", lambda: win.step_preset(1), menu=m)
+    win.act_preset_prev = add_keyed(win, "preset_prev", lambda: win.step_preset(-1), menu=m)
+    m.addSeparator()
+    build_playback_menu(win, m)
+
+
+def build_playback_menu(win, m) -> None:
+    """Playing a preset: each entry for its dwell (``app/window/playback.py``).  While it plays,
+    PgDown / PgUp move the playback too."""
+    win.act_play = add_keyed(win, "play", win.play_current_preset, menu=m)
+    win.act_play.setToolTip(shortcut("play").what)
+    plays = m.addMenu("Play pre&set")
+    for preset in win.presets:
+        add_action(win, preset.name, menu=plays,
+                   slot=lambda _=False, p=preset: win.play_preset(p.name, win.act_play_loop.isChecked()))
+    win.act_play_pause = add_keyed(win, "play_pause", win.player.set_paused, checkable=True, menu=m)
+    win.act_play_next = add_keyed(win, "play_next", win.player.next, menu=m)
+    win.act_play_prev = add_keyed(win, "play_prev", win.player.previous, menu=m)
+    win.act_play_stop = add_keyed(win, "play_stop", win.player.stop, menu=m)
+    win.act_play_loop = add_keyed(win, "play_loop", win.player.set_loop, checkable=True, menu=m)
+    win.act_play_export = add_action(win, "&Export play log\u2026", win.export_play_log_dialog, menu=m)
+    for act in (win.act_play_pause, win.act_play_next, win.act_play_prev, win.act_play_stop,
+                win.act_play_export):
+        act.setEnabled(False)
 
 
 def rebuild_output_menu(win) -> None:
-    """One checkable entry per connected screen (the output's is checked), then fullscreen."""
+    """One checkable entry per connected screen, told apart by index even when names repeat
+    (the output's is checked), then fullscreen."""
     o = win.menu_output
     o.clear()
     for a in win.screen_group.actions():
         win.screen_group.removeAction(a)
-    current = win.output_screen()
+    current = win.output_record()
     for rec in screen_records():
         a = QAction(rec.label, o)  # owned by the menu: clear() deletes it next time
         a.setCheckable(True)
-        a.setChecked(current is not None and rec.name == current.name())
-        a.setData(rec.name)
-        a.triggered.connect(lambda _c=False, n=rec.name: win.choose_output_screen(n))
+        a.setChecked(rec.index == current.index)
+        a.setData(rec.index)
+        a.triggered.connect(lambda _c=False, r=rec: win.choose_output_screen(r))
         win.screen_group.addAction(a)
         o.addAction(a)
     o.addSeparator()
     o.addAction(win.act_fullscreen)
     o.addAction(win.act_leave)
     win.frame_settings.set_native(win.output_native_size())
-
-
-def show_about(win) -> None:
-    QMessageBox.about(win, "testcard", f"testcard {version()}\nDisplay test patterns as exact code "
-                      "values, frame timing against the refresh budget.")

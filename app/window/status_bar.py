@@ -1,18 +1,47 @@
-"""The main window's status bar: render path, device, frame size and format, fps, pacing and
-the rounding notice, as permanent labels; transient notices use ``showMessage``."""
+"""The main window's status bar: render path, device, frame size and format, the frame's APL,
+what signal reaches the screen (SDR, or PQ/HLG and whether the surface is tagged HDR), fps,
+pacing and the rounding notice, as permanent labels; transient notices use ``showMessage``."""
 
 from __future__ import annotations
 
 import statistics
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QLabel, QStatusBar
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar
 
+from app.qapp import surface_signal
 from core.timing import TIMER
 
 if TYPE_CHECKING:
     from app.preview import FrameLoop
     from core.patterns import Spec
+
+
+class ElidedLabel(QLabel):
+    """A label that shrinks with the window, eliding its text, so a long notice can never widen
+    the window past the screen; the whole text is its tooltip and what :meth:`text` returns."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._full = ""
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt override
+        self._full = text
+        self.setToolTip(text)
+        self._elide()
+
+    def text(self) -> str:
+        return self._full
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, max(0, self.width()))
+        super().setText(shown)
 
 
 class StatusBar(QStatusBar):
@@ -23,8 +52,15 @@ class StatusBar(QStatusBar):
         self.st_size = QLabel()
         self.st_fps = QLabel()
         self.st_pacing = QLabel()
-        self.st_notice = QLabel()
-        for w in (self.st_path, self.st_device, self.st_size, self.st_fps, self.st_pacing, self.st_notice):
+        self.st_notice = ElidedLabel()   # the rounding note can be long: it elides, never widens
+        self.st_apl = QLabel()
+        self.st_signal = QLabel()   # SDR, or PQ/HLG code values and whether the surface is tagged HDR
+        self.st_play = QLabel()   # preset playback, leftmost: what the meter is reading now
+        self.st_play.setStyleSheet("font-weight: bold")
+        self.st_play.hide()
+        self.addPermanentWidget(self.st_play)
+        for w in (self.st_path, self.st_device, self.st_size, self.st_signal, self.st_apl, self.st_fps,
+                  self.st_pacing, self.st_notice):
             self.addPermanentWidget(w)
 
     def show_loop(self, lp: FrameLoop, s: Spec) -> None:
@@ -44,6 +80,44 @@ class StatusBar(QStatusBar):
             self.st_pacing.setText("vsync-locked")
         self.st_pacing.setToolTip(lp.monitor.reason)
         self.st_notice.setText(lp.rounding_note)
+        self.show_signal(s.transfer, lp.presenter)
+
+    def show_signal(self, transfer: str, window) -> None:
+        """Say plainly whether the output signal is tagged HDR (:func:`app.qapp.surface_signal`):
+        short in the bar, the whole sentence in its tooltip; never HDR unless granted."""
+        tagged, sentence = surface_signal(transfer, window)
+        plain = not tagged and transfer == "sdr"
+        good = tagged and sentence.startswith(f"{transfer.upper()} signal")
+        if plain:
+            short = "SDR signal"
+        elif good:
+            short = f"{transfer.upper()} signal, tagged HDR"
+        elif tagged:
+            short = f"{transfer.upper()} code values on a wrongly tagged surface"
+        else:
+            short = f"{transfer.upper()} code values on an SDR signal"
+        self.st_signal.setText(short)
+        self.st_signal.setToolTip(sentence)
+        self.st_signal.setStyleSheet("" if plain or good else "color: #d33;")
+
+    def show_apl(self, apl) -> None:
+        """The frame's APL, short (``APL 18.1 % (46.2/255)``), in red with the target when the
+        pattern cannot reach it; ``apl`` is a :class:`core.patterns.FrameApl` or None."""
+        if apl is None:
+            self.st_apl.setText("")
+            self.st_apl.setToolTip("")
+            return
+        text = f"APL {apl.percent:.1f} % ({apl.mean_code:.1f}/{apl.top})"
+        if apl.problem:
+            text += f" \u26a0 target {apl.target:g} % out of reach"
+        self.st_apl.setText(text)
+        self.st_apl.setStyleSheet("color: #d33;" if apl.problem else "")
+        self.st_apl.setToolTip(apl.problem or apl.text())
+
+    def show_playback(self, text: str) -> None:
+        """The preset being played ("Playing preset X: entry 3/12, 1.2 s left"); "" hides it."""
+        self.st_play.setText(text)
+        self.st_play.setVisible(bool(text))
 
     def show_fps(self, recent) -> None:
         """Frames per second from the median of the ``recent`` present times' intervals."""
@@ -55,4 +129,6 @@ class StatusBar(QStatusBar):
 
     def texts(self) -> dict[str, str]:
         return {"path": self.st_path.text(), "device": self.st_device.text(), "size": self.st_size.text(),
-                "fps": self.st_fps.text(), "pacing": self.st_pacing.text(), "notice": self.st_notice.text()}
+                "fps": self.st_fps.text(), "pacing": self.st_pacing.text(), "notice": self.st_notice.text(),
+                "playback": self.st_play.text(), "apl": self.st_apl.text(),
+                "signal": self.st_signal.toolTip()}

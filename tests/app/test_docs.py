@@ -86,3 +86,20 @@ def test_presets_table_lists_every_builtin_preset():
     section = docs.get_section(README, "catalog")
     for p in builtin_presets():
         assert f"| {p.name} | {len(p.entries)} (" in section, f"{p.name} missing: {docs.HINT}"
+
+
+def test_shortcut_table_has_one_row_per_entry_of_the_windows_table_and_needs_no_qt():
+    import subprocess
+    import sys
+
+    from app.window import SHORTCUTS
+    from tests.helpers import ROOT
+
+    table = docs.shortcuts_markdown()
+    rows = [ln for ln in table.splitlines() if ln.startswith("| `")]
+    assert [r.split("`")[1] for r in rows] == [s.keys for s in SHORTCUTS]
+    assert all(f"| {s.menu} | {s.label} |" in table for s in SHORTCUTS)
+    code = ("import sys\nfrom app import docs\ndocs.shortcuts_markdown()\n"
+            "print(any(k.split('.')[0] in ('PySide6', 'shiboken6') for k in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "False"

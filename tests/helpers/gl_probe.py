@@ -1,7 +1,8 @@
 """Run under a real X server (see test_xvfb.py): checks the GL presenter's pixels.
 
 Prints one JSON object: what the main window's GL preview shows at 1:1 against the
-engine's frame, and how a packed 10-bit frame lands (channel order of the upload).
+engine's frame, how a packed 10-bit frame lands (channel order of the upload), and which
+values a fitted (scaled) one-pixel checkerboard shows (nearest-neighbour: only 0 and 255).
 """
 
 import json
@@ -67,6 +68,22 @@ def main() -> int:
         win.preview.frameSwapped.disconnect(after_rgb10)
         px = centre(image_rgb(win.preview.grab_image()), 160, 90)[45, 80]
         results["rgb10_pixel"] = [int(v) for v in px]
+        # fitted: a one-pixel checkerboard scaled down must stay 0 and 255 (no smoothing)
+        y, x = np.mgrid[0:1000, 0:1700]
+        board = np.where((x + y) % 2 == 0, 255, 0).astype(np.uint8)
+        win.preview.set_one_to_one(False)
+        win.preview.set_frame(np.stack([board, board, board, np.full_like(board, 255)], axis=2))
+        win.preview.frameSwapped.connect(after_fitted)
+        win.preview.request_present()
+
+    def after_fitted():
+        win.preview.frameSwapped.disconnect(after_fitted)
+        from app.preview.presenter import Pan
+
+        img = image_rgb(win.preview.grab_image())
+        x, y, w, h = Pan().rect(1700, 1000, img.shape[1], img.shape[0], False)
+        results["fitted_size"] = [w, h]
+        results["fitted_values"] = sorted(int(v) for v in np.unique(img[y:y + h, x:x + w]))
 
         out.update(results)
         win.close()

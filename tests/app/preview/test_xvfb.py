@@ -80,6 +80,8 @@ def test_gl_preview_shows_the_engine_frame_and_packed_ten_bit_lands_in_order(xvf
     assert out["equal"], f"GL preview differs from the engine frame by up to {out['max_diff']}"
     # 1020, 512, 64 as 10-bit words, seen through an 8-bit window: red, half, quarter-ish
     assert out["rgb10_pixel"] == [254, 128, 16]
+    # fitted to the window, a one-pixel checkerboard keeps its two values: nearest, not smoothed
+    assert out["fitted_size"] != [1700, 1000] and out["fitted_values"] == [0, 255]
 
 
 def test_gui_command_quits_after_the_requested_frames(xvfb, tmp_path):
