@@ -227,3 +227,8 @@ class JobPanel(QWidget):
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         self.shutdown()
         super().closeEvent(event)
+
+
+def either(on_result, on_error):
+    """A :class:`TaskRunner` callback: ``on_result(result)`` or ``on_error(exc)``."""
+    return lambda result, exc: on_error(exc) if exc is not None else on_result(result)

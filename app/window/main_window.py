@@ -1,13 +1,14 @@
 """The control window: catalog, parameters, live preview, timing, output, status.
 
-One piece (about 550 lines) on purpose: the window is the controller between the docks, the
-frame loop and the output window, and what is left here is its construction and the slots its
-widgets and actions call -- choosing patterns and presets, building the spec, pausing and
-stepping, the output screen, saving, and storing the settings.  What could stand alone has:
-the menus and their actions (``menus``), the Help menu's windows (``help``), the default size
-and dock layout (``layout``), the status bar (``status_bar``), each dock (``catalog``,
-``param_editor``, ``timing_dock``, ``log_dock``).  Cutting the rest further
-would mean separating a controller object from the widget, a rewrite rather than a move.
+One piece (about 600 lines) on purpose: the window is the controller between the docks, the
+frame loop and the output window, and what is left here is its construction and the slots that
+join them -- choosing patterns, building the spec, the APL readout, pausing and stepping, the
+output screen, the decision cache's background read, and storing the settings.  What could
+stand alone has: the preset and playback slots (``preset_actions``), the file slots
+(``file_actions``), the menus and their actions (``menus``), the Help menu's windows (``help``),
+the default size and dock layout (``layout``), the status bar (``status_bar``), each dock
+(``catalog``, ``param_editor``, ``timing_dock``, ``log_dock``).  Cutting the rest further would
+mean separating a controller object from the widget, a rewrite rather than a move.
 """
 
 from __future__ import annotations
@@ -39,18 +40,19 @@ from app.preview import (
     screen_records,
 )
 from app.window.catalog import CatalogPanel
+from app.window.file_actions import FileActions
 from app.window.layout import apply_default_docks, place_default, scrolled
 from app.window.log_dock import LogDock
 from app.window.menus import build_menus, rebuild_output_menu
 from app.window.param_editor import FrameSettings, ParamEditor
 from app.window.playback import PresetPlayer
+from app.window.preset_actions import PresetActions
 from app.window.status_bar import StatusBar
 from app.window.timing_dock import TimingDock
-from app.workers import TaskRunner
+from app.workers import TaskRunner, either
 from core.decisions import Band, DecisionCache, band_chain
 from core.engine import available_devices
-from core.manifest import save_frame
-from core.patterns import frame_apl, get_pattern, make_spec, render
+from core.patterns import frame_apl, get_pattern, make_spec
 from core.timing import TIMER, timeline_columns, timing_view
 
 
@@ -60,12 +62,7 @@ def _jsonable(v):
     return v
 
 
-def _either(on_result, on_error):
-    """A :class:`~app.workers.TaskRunner` callback: ``on_result(result)`` or ``on_error(exc)``."""
-    return lambda result, exc: on_error(exc) if exc is not None else on_result(result)
-
-
-class MainWindow(QMainWindow):
+class MainWindow(PresetActions, FileActions, QMainWindow):
     spec_changed = Signal(object)
 
     STATUS_INTERVAL_MS = 250
@@ -195,6 +192,8 @@ class MainWindow(QMainWindow):
         self._show_apl()
         self.timing.reset_requested.connect(self.reset_timing)
         self.timing.export_requested.connect(self.export_timeline_dialog)
+        self.timing.record_requested.connect(self.set_timeline_recording)
+        self.timing.window_changed.connect(lambda _s: self._refresh_live())
         build_menus(self)
         self.preview.set_one_to_one(s.one_to_one)
         self.act_one_to_one.setChecked(s.one_to_one)
@@ -451,94 +450,7 @@ class MainWindow(QMainWindow):
     def _remember_params(self) -> None:
         self.settings.params[self.spec.pattern] = {k: _jsonable(v) for k, v in self.spec.params}
 
-    # ------------------------------------------------------------ presets and output screens
-    def choose_preset(self, name: str) -> bool:
-        """Show the first entry of a preset; the others follow with PgDown / PgUp."""
-        preset = next((p for p in self.presets if p.name == name), None)
-        if preset is None:
-            self._notice(f"no preset named {name!r}")
-            return False
-        self.player.stop()   # choosing a preset by hand ends a playback
-        self.preset, self.preset_pos = preset, 0
-        return self._show_preset_entry()
-
-    def step_preset(self, delta: int) -> bool:
-        if self.player.active:   # PgDown / PgUp while playing move the playback itself
-            self.player.next() if delta > 0 else self.player.previous()
-            return True
-        if self.preset is None:
-            return False
-        self.preset_pos = (self.preset_pos + delta) % len(self.preset.entries)
-        return self._show_preset_entry()
-
-    def _show_preset_entry(self) -> bool:
-        entry = self.preset.entries[self.preset_pos]
-        levels = self.frame_settings.levels()
-        w, h = self.frame_settings.frame_size()
-        try:   # the counter overlay stays on when it is ticked (the counter pattern is one already)
-            spec = entry.spec(w, h, bit_depth=levels.bit_depth, limited=levels.limited,
-                              counter_bits=self.frame_settings.counter_setting())
-        except ValueError as exc:
-            self._notice(f"preset {self.preset.name!r} entry {self.preset_pos + 1}: {exc}")
-            return False
-        self._remember_params()
-        self._show_editor(spec)
-        self.catalog.select(spec.pattern)
-        ok = self._apply_spec(spec)
-        if ok:
-            self._notice(f"preset {self.preset.name}: entry {self.preset_pos + 1} of "
-                         f"{len(self.preset.entries)} ({spec.pattern})", log=False)
-        return ok
-
-    # ------------------------------------------------------------ preset playback
-    def play_preset(self, name: str, loop: bool = False) -> None:
-        """Play preset ``name`` (case-insensitive): each entry on screen for its dwell, once or
-        looped, with the counter overlay when it is ticked.  Refused with a notice when there
-        is no such preset or an entry cannot be shown on this output."""
-        preset = next((p for p in self.presets if p.name.casefold() == name.strip().casefold()), None)
-        if preset is None:
-            self._notice(f"no preset named {name!r}: expected one of "
-                         f"{', '.join(p.name for p in self.presets)}")
-            return
-        try:
-            levels = self.frame_settings.levels()
-            preset.specs(*self.frame_settings.frame_size(), bit_depth=levels.bit_depth,
-                         limited=levels.limited, counter_bits=self.frame_settings.counter_setting())
-        except ValueError as exc:
-            self._notice(f"cannot play {preset.name!r}: {exc}")
-            return
-        self.preset, self.preset_pos = preset, 0
-        self.act_play_loop.setChecked(bool(loop))
-        self.player.play(preset, loop=loop)
-
-    def play_current_preset(self) -> None:
-        if self.preset is None:
-            self._notice("choose a preset in the Presets menu first, then Play")
-            return
-        self.play_preset(self.preset.name, self.act_play_loop.isChecked())
-
-    def _show_played_entry(self, preset, position: int) -> bool:
-        self.preset, self.preset_pos = preset, position
-        return self._show_preset_entry()
-
-    def _on_play_state(self, _state: str) -> None:
-        active = self.player.active
-        for act in (self.act_play_pause, self.act_play_next, self.act_play_prev, self.act_play_stop):
-            act.setEnabled(active)
-        self.act_play_pause.setChecked(self.player.paused)
-        self.act_play_export.setEnabled(len(self.player.log) > 0 or active)
-
-    def export_play_log_dialog(self) -> None:
-        path = self.dialogs.save_file(self, "playlog", "Export play log", "play-log.csv", "CSV (*.csv)")
-        if path:
-            self.export_play_log_to(path)
-
-    def export_play_log_to(self, path: str) -> None:
-        """Write the play log so far (the run may still be going) as CSV, off the GUI thread."""
-        log = self.player.log.snapshot()
-        self.worker.submit(lambda: log.write_csv(path),
-                           _either(lambda n: self._notice(f"wrote {n} play-log entries to {path}"),
-                                   lambda exc: self._notice(f"could not write {path}: {exc}")))
+    # ------------------------------------------------------------ output screens
 
     def _rebuild_output_menu(self) -> None:
         rebuild_output_menu(self)
@@ -582,7 +494,7 @@ class MainWindow(QMainWindow):
             cols, period = timeline_columns(tl), self.loop.period_ms
             window = self.timing.WINDOW_S
             self.stats_worker.submit(lambda: timing_view(*cols, period, window),
-                                     _either(lambda view: self.timing.show_view(view, pacing),
+                                     either(lambda view: self.timing.show_view(view, pacing),
                                              lambda exc: self.log(f"timing statistics failed: {exc}")))
 
     def _notice(self, message: str, log: bool = True) -> None:
@@ -662,39 +574,6 @@ class MainWindow(QMainWindow):
                 a.trigger()
                 return
 
-    # ------------------------------------------------------------ saving
-    def save_frame_dialog(self) -> None:
-        index = self.loop.index
-        path = self.dialogs.save_file(self, "frame", "Save current frame",
-                                      f"{self.spec.pattern}-{index:06d}.png",
-                                      "Images (*.png *.tif *.tiff);;NumPy (*.npy)")
-        if path:
-            self.save_frame_to(path, index)
-
-    def save_frame_to(self, path: str, index: int | None = None) -> None:
-        """Render frame ``index`` natively and write it with its sidecar, off the GUI thread."""
-        spec = self.spec
-        index = self.loop.index if index is None else index
-
-        def work():
-            return save_frame(path, spec, render(spec, index), index, backend="numpy", device=None)
-
-        self.worker.submit(work, _either(
-            lambda p: self._notice(f"saved frame {index} to {p} (+ .json sidecar)"),
-            lambda exc: self._notice(f"could not save {path}: {exc}")))
-
-    def export_timeline_dialog(self) -> None:
-        path = self.dialogs.save_file(self, "timeline", "Export frame timeline", "timeline.csv",
-                                      "CSV (*.csv)")
-        if path:
-            self.export_timeline_to(path)
-
-    def export_timeline_to(self, path: str) -> None:
-        snap = self.loop.timeline.snapshot()
-        self.worker.submit(lambda: snap.write_csv(path),
-                           _either(lambda n: self._notice(f"wrote {n} frames to {path}"),
-                                   lambda exc: self._notice(f"could not write {path}: {exc}")))
-
     # ------------------------------------------------------------ closing
     def store_settings(self) -> None:
         s = self.settings
@@ -724,6 +603,7 @@ class MainWindow(QMainWindow):
             self._status_timer.stop()
             self._decisions_timer.stop()
             self.player.stop()
+            self.set_timeline_recording(False)
             self.loop.close()
             self.output.close()
             for panel in self._panels:

@@ -233,6 +233,23 @@ def test_timeline_export_and_reset(qtbot, main_window, tmp_path):
     assert len(win.loop.timeline) <= 1
 
 
+def test_record_button_streams_every_frame_until_stopped(qtbot, main_window, tmp_path, monkeypatch):
+    win = main_window
+    out = tmp_path / "record.csv"
+    monkeypatch.setattr(win.dialogs, "save_file", lambda *a, **k: str(out))
+    win.timing.record_button.click()           # start: the dialog answers with ``out``
+    start = win.loop.presented_count
+    wait_frames(qtbot, win, 6)
+    assert not out.exists()                    # put in place whole only when the record stops
+    win.timing.record_button.click()           # stop
+    stop = win.loop.presented_count
+    qtbot.waitUntil(lambda: win.worker.busy == 0 and out.exists(), timeout=5000)
+    rows = out.read_text().splitlines()
+    assert rows[0].startswith("frame,index,present_s")
+    assert stop - start - 1 <= len(rows) - 1 <= stop - start + 1 and len(rows) - 1 >= 5
+    assert any(m.startswith(f"recorded {len(rows) - 1} frames to") for m in win.log_dock.lines)
+
+
 def test_settings_persist_between_runs(qtbot):
     from app import settings as S
     from app.window import MainWindow
