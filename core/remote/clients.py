@@ -1,0 +1,215 @@
+"""The two transports where testcard connects out: Resolve and ArgyllCMS's web display.
+
+* :class:`ResolveClient` connects to the calibration program (``HOST:20002``), reads framed XML
+  and hands each patch to the app; the protocol has no reply, so nothing is acknowledged on the
+  wire.  A message identical to the one before is dropped (logged as a repeat), as PGenerator+
+  does.  A closed peer is seen at once (the read returns nothing) and the client reconnects
+  with capped exponential backoff; a broken stream (a length of 0, negative or over 64 KiB) is
+  closed and reconnected.  ``stop()`` closes with a reset (SO_LINGER 0), so DisplayCAL, which
+  only ever sends, notices on its next send.
+* :class:`ArgyllWebClient` polls ``dispwin -dweb``: one request per connection, read until the
+  server closes, and the next poll only once the patch has been presented (that poll is
+  Argyll's acknowledgement).  A refused connection (dispwin not started yet, or finished) is
+  retried with backoff.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import select
+import socket
+
+from core.remote import argyll_web, resolve
+from core.remote.patch import RemoteError
+from core.remote.transport import SLICE_S, Transport, backoff, reset_close, show_address
+
+CONNECT_TIMEOUT_S = 5.0
+
+
+class _Client(Transport):
+    """Connecting out: an interruptible connect and the socket in use."""
+
+    def __init__(self, host: str, port: int, on_patch, *, first_backoff_s: float = 0.5,
+                 max_backoff_s: float = 10.0, connect_timeout_s: float = CONNECT_TIMEOUT_S,
+                 **kwargs) -> None:
+        super().__init__(on_patch, **kwargs)
+        if not 0 < first_backoff_s <= max_backoff_s:
+            raise ValueError("backoff: expected 0 < first <= max seconds")
+        self.host, self.port = host, int(port)
+        self.first_backoff_s, self.max_backoff_s = first_backoff_s, max_backoff_s
+        self.connect_timeout_s = connect_timeout_s
+        self._sock: socket.socket | None = None
+
+    @property
+    def peer(self) -> str:
+        return show_address((self.host, self.port))
+
+    def _cleanup(self) -> None:
+        sock, self._sock = self._sock, None
+        reset_close(sock)
+
+    def _connect(self) -> tuple[socket.socket | None, str]:
+        """A connected socket, or None and why not (also None when stopping)."""
+        try:
+            infos = socket.getaddrinfo(self.host, self.port, type=socket.SOCK_STREAM)
+        except OSError as e:
+            return None, f"cannot resolve {self.host}: {e.strerror or e}"
+        why = "no address"
+        for family, kind, proto, _name, addr in infos:
+            sock = socket.socket(family, kind, proto)
+            sock.setblocking(False)
+            code = sock.connect_ex(addr)
+            waited = 0.0
+            while code in (errno.EINPROGRESS, errno.EWOULDBLOCK, errno.EALREADY) \
+                    and waited < self.connect_timeout_s and not self._stop.is_set():
+                _, w, _ = select.select([], [sock], [], SLICE_S)
+                waited += SLICE_S
+                if w:
+                    code = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+                    break
+            if code == 0:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)  # a peer that vanished
+                sock.setblocking(True)
+                sock.settimeout(2.0)  # sends only; reads wait in select
+                return sock, ""
+            reset_close(sock)
+            if self._stop.is_set():
+                return None, "stopped"
+            why = "timed out" if code in (errno.EINPROGRESS, errno.EWOULDBLOCK, errno.EALREADY) \
+                else os.strerror(code).lower()
+        return None, why
+
+    def _wait_retry(self, attempt: int, why: str) -> bool:
+        """Say why and wait the backoff; True when stopped meanwhile."""
+        delay = backoff(attempt, self.first_backoff_s, self.max_backoff_s)
+        self._emit("reconnecting", f"{self.peer}: {why}; retrying in {delay:g} s", delay_s=delay)
+        self._set_state(f"reconnecting to {self.peer} in {delay:g} s ({why})")
+        return self._sleep(delay)
+
+
+class ResolveClient(_Client):
+    """Client of the Resolve protocol; see the module docstring."""
+
+    source = "resolve"
+    thread_name = "testcard-remote-resolve"
+
+    def __init__(self, host: str, port: int = resolve.DEFAULT_PORT, *, on_patch,
+                 video_levels: bool = False, **kwargs) -> None:
+        super().__init__(host, port, on_patch, **kwargs)
+        self.video_levels = video_levels
+
+    def _run(self) -> None:
+        attempt = 0
+        while not self._stop.is_set():
+            self._set_state(f"connecting to {self.peer}")
+            sock, why = self._connect()
+            if sock is None:
+                if self._stop.is_set() or self._wait_retry(attempt, why):
+                    return
+                attempt += 1
+                continue
+            attempt = 0
+            self._sock = sock
+            self._emit("connected", f"connected to {self.peer}")
+            self._set_state(f"connected to {self.peer}")
+            reason = self._read(sock)
+            self._sock = None
+            reset_close(sock)
+            if self._stop.is_set():
+                self._emit("disconnected", f"disconnected from {self.peer} (asked to)")
+                return
+            self._emit("disconnected", f"{self.peer}: {reason}")
+            if self._wait_retry(0, reason):
+                return
+
+    def _read(self, sock: socket.socket) -> str:
+        framer = resolve.ResolveFramer()
+        last = None
+        while True:
+            data = self._recv(sock)
+            if data is None:
+                return "stopped"
+            if not data:
+                return "the calibration program closed the connection"
+            for message in framer.feed(data):
+                if isinstance(message, RemoteError):
+                    self._emit("refused", str(message))
+                    continue
+                if message == last:
+                    self._emit("repeat", "the same patch again; it is already shown")
+                    continue
+                last = message
+                try:
+                    patch = resolve.parse_resolve(message, video_levels=self.video_levels,
+                                                  received_s=self.clock())
+                except RemoteError as e:
+                    self._emit("refused", str(e), raw=message[:200])
+                    continue
+                self._deliver(patch)
+            if framer.broken:
+                return "the stream cannot be read on (bad message length)"
+
+
+class ArgyllWebClient(_Client):
+    """Client of ArgyllCMS's web display; see the module docstring."""
+
+    source = "argyll-web"
+    thread_name = "testcard-remote-argyll-web"
+
+    def __init__(self, url: str, *, on_patch, video_levels: bool = False,
+                 first_backoff_s: float = 0.25, max_backoff_s: float = 5.0, **kwargs) -> None:
+        host, port = argyll_web.parse_url(url)
+        super().__init__(host, port, on_patch, first_backoff_s=first_backoff_s,
+                         max_backoff_s=max_backoff_s, **kwargs)
+        self.video_levels = video_levels
+        self.polls = 0
+
+    def _run(self) -> None:
+        attempt = 0
+        while not self._stop.is_set():
+            self._set_state(f"waiting for dispwin at {self.peer}" if self.polls == 0
+                            else f"polling {self.peer} (poll {self.polls + 1})")
+            sock, why = self._connect()
+            if sock is None:
+                if self._stop.is_set() or self._wait_retry(attempt, why):
+                    return
+                attempt += 1
+                continue
+            attempt = 0
+            self._sock = sock
+            data = self._exchange(sock)
+            self._sock = None
+            reset_close(sock)
+            if data is None:
+                return
+            self.polls += 1
+            try:
+                patch = argyll_web.parse_response(data, video_levels=self.video_levels,
+                                                  received_s=self.clock())
+            except RemoteError as e:
+                self._emit("refused", str(e), raw=data[:200].decode("latin-1"))
+                if self._wait_retry(1, "no colour in the answer"):
+                    return
+                continue
+            self._set_state(f"connected to {self.peer}: patch {self.polls}")
+            ack = self._deliver(patch)
+            if ack is not None:
+                self._await(ack, patch)
+            # the next poll is the acknowledgement: Argyll measures once it arrives
+
+    def _exchange(self, sock: socket.socket) -> bytes | None:
+        """Send one poll and read until the server closes; None when stopping."""
+        if not self._send(sock, argyll_web.poll_request(self.polls, self.host, self.port)):
+            return b""
+        chunks, size = [], 0
+        while True:
+            data = self._recv(sock, 4096)
+            if data is None:
+                return None
+            if not data:
+                return b"".join(chunks)
+            chunks.append(data)
+            size += len(data)
+            if size > argyll_web.MAX_RESPONSE:
+                return b"".join(chunks)  # refused by the parser, with its size

@@ -1,0 +1,256 @@
+"""A patch asked for by calibration software, and the testcard frame that shows it.
+
+Every protocol parser turns its message into one :class:`RemotePatch`: code values at the
+message's own bit depth, a background, and a rectangle as fractions of the screen (x, y, w, h,
+top-left origin, each axis scaled separately).  :func:`to_spec_params` turns that into a
+registry pattern for a surface of a given depth:
+
+* colours at the surface's depth land unchanged; at another depth they are carried with
+  :func:`core.levels.rescale_code`, by shift when the patch is in video levels (64 at 10 bits is
+  16 at 8), by proportion otherwise (514 at 10 bits is 128 at 8), and the note says so;
+* the rectangle becomes the ``window`` pattern (area, centre, fixed background) or, when it
+  covers the screen, ``solid``.  The window pattern keeps the frame's aspect: a rectangle of
+  another aspect (DisplayCAL's square patches) is shown as a window of the same area at the
+  same centre, and the note says so.  With the frame size given, the window is chosen so that
+  it covers exactly the pixels :func:`patch_rect_px` names whenever a window can (for every
+  window of the screen's aspect above the pattern's 1 % floor).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+from core.levels import Levels, rescale_code
+from core.patterns import window_geometry
+
+SOURCES = ("resolve", "argyll-web", "pgenerator", "upgci")
+RAW_CHARS = 200            # what of a message a patch keeps for the log
+MIN_BITS, MAX_BITS = 1, 16
+FULL_SCREEN = (0.0, 0.0, 1.0, 1.0)
+MIN_WINDOW_AREA = 1.0      # the window pattern's smallest area, % of the frame
+_EPS = 1e-9
+
+
+class RemoteError(ValueError):
+    """One sentence saying what a message from calibration software got wrong."""
+
+
+Colour = tuple[int, int, int]
+Rect = tuple[float, float, float, float]
+
+
+def check_codes(values, bits: int, what: str) -> Colour:
+    """Three integer code values within ``0..2**bits - 1``; :class:`RemoteError` otherwise."""
+    values = tuple(values)
+    if len(values) != 3:
+        raise RemoteError(f"{what}: expected 3 values (red, green, blue), got {len(values)}")
+    top = (1 << bits) - 1
+    out = []
+    for name, v in zip(("red", "green", "blue"), values, strict=True):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+            raise RemoteError(f"{what} {name}: expected an integer code value, got {v!r:.40}")
+        if not 0 <= v <= top:
+            raise RemoteError(f"{what} {name} {int(v)} is outside 0..{top}, the {bits}-bit range")
+        out.append(int(v))
+    return tuple(out)  # type: ignore[return-value]
+
+
+def clip_rect(x: float, y: float, w: float, h: float, what: str = "geometry") -> Rect:
+    """A rectangle in screen fractions clipped to the screen; refuses an empty one (width or
+    height not above 0) and one wholly off the screen."""
+    for name, v in (("x", x), ("y", y), ("width", w), ("height", h)):
+        if not math.isfinite(v):
+            raise RemoteError(f"{what} {name}: {v} is not a finite number")
+    if w <= 0 or h <= 0:
+        raise RemoteError(f"{what}: width and height must be above 0, got {w:g} x {h:g}")
+    x0, y0 = max(x, 0.0), max(y, 0.0)
+    x1, y1 = min(x + w, 1.0), min(y + h, 1.0)
+    if x1 - x0 <= _EPS or y1 - y0 <= _EPS:
+        raise RemoteError(f"{what}: {x:g},{y:g} {w:g} x {h:g} lies wholly off the screen")
+    return (x0, y0, x1 - x0, y1 - y0)
+
+
+def window_rect(percent: float, what: str = "window size") -> Rect:
+    """A window of ``percent`` % of the screen's area with the screen's aspect, centred."""
+    if not math.isfinite(percent) or not 0 < percent <= 100:
+        raise RemoteError(f"{what}: {percent:g} % is outside 0..100 %")
+    s = min(1.0, math.sqrt(percent / 100.0))
+    return ((1.0 - s) / 2, (1.0 - s) / 2, s, s)
+
+
+@dataclass(frozen=True)
+class RemotePatch:
+    """A patch as received: code values at ``bits``, a rectangle in screen fractions."""
+
+    color: Colour
+    background: Colour
+    bits: int
+    rect: Rect            # x, y, w, h as fractions of the screen, top-left origin
+    video_levels: bool
+    source: str           # "resolve", "argyll-web", "pgenerator", "upgci"
+    received_s: float     # time.monotonic() (or the transport's injected clock)
+    raw: str              # the message as received, cut to 200 characters for logs
+
+    def __post_init__(self):
+        if isinstance(self.bits, bool) or not isinstance(self.bits, numbers.Integral) \
+                or not MIN_BITS <= self.bits <= MAX_BITS:
+            raise RemoteError(f"bits: expected an integer {MIN_BITS}..{MAX_BITS}, got {self.bits!r:.40}")
+        if self.source not in SOURCES:
+            raise RemoteError(f"source: {self.source!r:.40} is not one of {', '.join(SOURCES)}")
+        rect = tuple(float(v) for v in self.rect)
+        if len(rect) != 4 or any(abs(a - b) > 1e-6 for a, b in zip(clip_rect(*rect, "rect"), rect,
+                                                                     strict=True)):
+            raise RemoteError(f"rect: {self.rect!r:.80} is not a rectangle on the screen")
+        set_ = object.__setattr__  # frozen: normalise once, here
+        set_(self, "bits", int(self.bits))
+        set_(self, "color", check_codes(self.color, self.bits, "colour"))
+        set_(self, "background", check_codes(self.background, self.bits, "background"))
+        set_(self, "rect", rect)
+        set_(self, "video_levels", bool(self.video_levels))
+        set_(self, "received_s", float(self.received_s))
+        set_(self, "raw", str(self.raw)[:RAW_CHARS])
+
+    @property
+    def key(self) -> tuple:
+        """What decides the picture (a repeat of the same patch has the same key)."""
+        return (self.color, self.background, self.bits, self.rect, self.video_levels)
+
+    @property
+    def full_screen(self) -> bool:
+        x, y, w, h = self.rect
+        return x <= _EPS and y <= _EPS and w >= 1 - _EPS and h >= 1 - _EPS
+
+    def describe(self) -> str:
+        """One line for a log or a status bar."""
+        c = ",".join(map(str, self.color))
+        levels = " video levels" if self.video_levels else ""
+        if self.full_screen:
+            return f"{self.bits}-bit{levels} {c} full screen ({self.source})"
+        x, y, w, h = self.rect
+        bg = ",".join(map(str, self.background))
+        return (f"{self.bits}-bit{levels} {c} on {bg}, {w:.4g} x {h:.4g} at {x:.4g},{y:.4g} "
+                f"({self.source})")
+
+    def as_dict(self) -> dict:
+        """JSON-able fields, for a log line."""
+        return {"color": list(self.color), "background": list(self.background), "bits": self.bits,
+                "rect": list(self.rect), "video_levels": self.video_levels, "source": self.source,
+                "received_s": self.received_s, "raw": self.raw}
+
+
+def _half_up(v: float) -> int:
+    return math.floor(v + 0.5)
+
+
+def patch_rect_px(rect: Rect, width: int, height: int) -> tuple[int, int, int, int]:
+    """The pixels a rectangle of screen fractions covers on a ``width`` x ``height`` frame, as
+    ``(x, y, w, h)``.  The size first, then the centre: ``w = round(w * W)`` (at least 1),
+    ``x = round((x + w / 2) * W - w_px / 2)`` kept within the frame, rounded half up, the same
+    for y.  So a patch keeps its area and centre to half a pixel, and a window of the screen's
+    aspect (Calman's ``RGB_S``, HCFR's windows) is the one the ``window`` pattern draws."""
+    x, y, w, h = rect
+
+    def span(start: float, size: float, extent: int) -> tuple[int, int]:
+        n = min(max(_half_up(size * extent), 1), extent)
+        a = _half_up((start + size / 2) * extent - n / 2)
+        return min(max(a, 0), extent - n), n
+
+    px, pw = span(x, w, width)
+    py, ph = span(y, h, height)
+    return px, py, pw, ph
+
+
+def convert_codes(codes: Colour, bits: int, video_levels: bool, bit_depth: int) -> Colour:
+    """Code values at ``bits`` carried to ``bit_depth`` with :func:`core.levels.rescale_code`:
+    by shift in video levels, by proportion of full scale otherwise."""
+    old = Levels(bits, video_levels and bits >= 8)
+    new = Levels(bit_depth, video_levels and bit_depth >= 8)
+    return tuple(rescale_code(c, old, new) for c in codes)  # type: ignore[return-value]
+
+
+def _codes(values) -> str:
+    return ",".join(map(str, values))
+
+
+def _lossless(code: int, bits: int, bit_depth: int, video_levels: bool) -> bool:
+    """Whether ``code`` is carried to ``bit_depth`` without rounding (always so going up)."""
+    if bit_depth >= bits:
+        return True
+    if video_levels and bit_depth >= 8:
+        return code % (1 << (bits - bit_depth)) == 0
+    return code * ((1 << bit_depth) - 1) % ((1 << bits) - 1) == 0
+
+
+def _window_params(rect: Rect, size: tuple[int, int] | None) -> tuple[float, float, float, str | None]:
+    """``(area, cx, cy, note)`` for the window pattern; the note says what could not be kept."""
+    x, y, w, h = rect
+    if size is not None:
+        width, height = size
+        px, py, pw, ph = patch_rect_px(rect, width, height)
+        # window_geometry sizes the patch round(W * s) x round(H * s): look for one s that
+        # gives both sides, away from the rounding edges, and check the result pixel for pixel.
+        lo = max((pw - 0.5) / width, (ph - 0.5) / height, math.sqrt(MIN_WINDOW_AREA / 100))
+        hi = min((pw + 0.5) / width, (ph + 0.5) / height, 1.0)
+        if lo < hi:
+            s = (lo + hi) / 2
+            area, cx, cy = 100.0 * s * s, (px + pw / 2) / width, (py + ph / 2) / height
+            area = min(max(area, MIN_WINDOW_AREA), 100.0)
+            if window_geometry(width, height, area, cx, cy) == (px, py, pw, ph):
+                return area, cx, cy, None
+    cx, cy = x + w / 2, y + h / 2
+    if abs(w - h) <= _EPS and w * w * 100 >= MIN_WINDOW_AREA:
+        if size is None:
+            return 100.0 * w * w, cx, cy, None
+        return 100.0 * w * w, cx, cy, (
+            f"geometry: no window of the frame's aspect covers exactly pixels {px},{py} "
+            f"{pw} x {ph} of the {width} x {height} frame; shown as the nearest")
+    area = min(max(100.0 * w * h, MIN_WINDOW_AREA), 100.0)
+    if 100.0 * w * h < MIN_WINDOW_AREA:
+        why = f"below the window pattern's {MIN_WINDOW_AREA:g} % minimum"
+    else:
+        why = "the window pattern keeps the frame's aspect"
+    return area, cx, cy, (f"geometry: the {w:.4g} x {h:.4g} rectangle is shown as a window of "
+                          f"{area:.4g} % of the frame at the same centre ({why})")
+
+
+def to_spec_params(patch: RemotePatch, bit_depth: int, limited: bool,
+                   size: tuple[int, int] | None = None) -> tuple[str, dict, str | None]:
+    """The registry pattern, its parameters and a note (or ``None``) that show ``patch`` on a
+    surface of ``bit_depth`` bits (``limited``: the surface's range).
+
+    Code values at the surface's depth land unchanged; otherwise they are rescaled and the note
+    gives both.  ``size`` (the frame's width and height) makes the geometry pixel-exact where
+    the window pattern can be (see the module docstring).  Raises ``ValueError`` for a bit depth
+    outside 1..16 or limited range under 8 bits.
+    """
+    Levels(bit_depth, limited)  # refuses an impossible surface with one sentence
+    if size is not None:
+        width, height = size
+        if isinstance(width, bool) or isinstance(height, bool) or width < 1 or height < 1:
+            raise ValueError(f"size: expected a positive width and height, got {size!r:.40}")
+    color = convert_codes(patch.color, patch.bits, patch.video_levels, bit_depth)
+    background = convert_codes(patch.background, patch.bits, patch.video_levels, bit_depth)
+    notes = []
+    if patch.bits != bit_depth:
+        exact = all(_lossless(c, patch.bits, bit_depth, patch.video_levels)
+                    for c in patch.color + patch.background)
+        rule = "by shift (video levels)" if patch.video_levels else "by proportion of full scale"
+        bg = "" if patch.full_screen else \
+            f", background {_codes(patch.background)} as {_codes(background)}"
+        notes.append(f"{patch.bits}-bit colour {_codes(patch.color)} shown as {bit_depth}-bit "
+                     f"{_codes(color)}{bg} ({rule}{'' if exact else ', rounded'})")
+    if patch.video_levels != limited:
+        notes.append("video-level codes on a full-range surface, sent as they are"
+                     if patch.video_levels else
+                     "full-range codes on a limited-range surface, sent as they are")
+    if size is not None and patch_rect_px(patch.rect, *size) == (0, 0, size[0], size[1]) \
+            or size is None and patch.full_screen:
+        return "solid", {"color": color}, "; ".join(notes) or None
+    area, cx, cy, geometry_note = _window_params(patch.rect, size)
+    if geometry_note:
+        notes.append(geometry_note)
+    params = {"area": area, "color": color, "background_mode": "fixed", "background": background,
+              "cx": min(max(cx, 0.0), 1.0), "cy": min(max(cy, 0.0), 1.0)}
+    return "window", params, "; ".join(notes) or None
