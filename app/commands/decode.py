@@ -3,9 +3,17 @@
 
 from __future__ import annotations
 
+import math
 import sys
 
-from app.commands.common import CliError, Progress, print_json, print_table
+from app.commands.common import (
+    CliError,
+    Progress,
+    check_output,
+    print_json,
+    print_table,
+    refuse_overwriting_inputs,
+)
 from core.patterns import parse_size
 
 
@@ -13,20 +21,32 @@ def register(sub) -> None:
     p = sub.add_parser(
         "decode", help="decode counter panels from captured frames (folder, glob or video)",
         description="Read the frame counter from every captured frame and report dropped, repeated, "
-                    "out-of-order and torn frames. The robust layout is recognised by itself; without "
-                    "a manifest or --bits a compat panel is read at 16 bits.")
+                    "out-of-order and torn frames, freezes and jumps back, and gaps: captured frames "
+                    "that could not be read or decoded, never counted as drops. The robust layout is "
+                    "recognised by itself; a manifest is a hint checked against the capture; without "
+                    "one or --bits a compat panel's bit count is read from the picture.")
     p.add_argument("path", metavar="PATH",
                    help="a folder or glob of PNG/TIFF/JPEG/.npy frames, one image, or a video file")
     p.add_argument("--manifest", metavar="FILE",
                    help="sidecar manifest (FRAME.png.json from `testcard render`): where the panel is")
-    p.add_argument("--bits", type=int, metavar="N", help="counter bits of a compat panel (1..31)")
+    p.add_argument("--bits", type=int, metavar="N",
+                   help="counter bits of a compat panel (1..31; default: from the manifest, else read "
+                        "from the picture)")
     p.add_argument("--capture-fps", type=float, metavar="F",
                    help="capture rate (read from a video when not given)")
+    p.add_argument("--display-fps", type=float, metavar="F",
+                   help="display refresh rate; with the capture rate it counts repeats exactly and "
+                        "tells a display frozen for the whole capture")
     p.add_argument("--json", action="store_true",
                    help="print one JSON document: frames, summary, events")
     p.add_argument("--csv", metavar="FILE", help="write one row per frame to FILE")
     p.add_argument("--plot", metavar="FILE.png", help="draw decoded index against capture position")
-    p.add_argument("--fail-on-drop", action="store_true", help="exit 1 when any frame was dropped")
+    p.add_argument("--fail-on-drop", action="store_true",
+                   help="exit 1 when the display dropped a frame, or froze for the whole capture "
+                        "(needs both rates); gaps in the capture do not count")
+    p.add_argument("--fail-on-gap", action="store_true",
+                   help="exit 1 when any captured frame could not be read or decoded (a gap of "
+                        "unknown content)")
     p.set_defaults(func=run)
 
 
@@ -44,26 +64,44 @@ def register_bench(bench_sub) -> None:
 def _check_args(args) -> None:
     from pathlib import Path
 
-    from core.atomic import require_parent
+    from core.atomic import require_writable
     from core.decode import check_plot_path
 
     if args.bits is not None and not 1 <= args.bits <= 31:
         raise CliError(f"--bits must be 1..31, got {args.bits}")
-    if args.capture_fps is not None and not args.capture_fps > 0:
-        raise CliError(f"--capture-fps must be above 0, got {args.capture_fps:g}")
+    for flag, rate in (("--capture-fps", args.capture_fps), ("--display-fps", args.display_fps)):
+        if rate is not None and not (math.isfinite(rate) and rate > 0):
+            raise CliError(f"{flag} must be above 0, got {rate:g}")
     if args.csv:
-        require_parent(Path(args.csv).resolve())
+        require_writable(args.csv)
     if args.plot:
-        check_plot_path(Path(args.plot).resolve())
+        check_plot_path(require_writable(args.plot))
+    refuse_overwriting_inputs([args.csv, args.plot], [args.manifest])
     if args.manifest and not Path(args.manifest).is_file():
         raise CliError(f"manifest {args.manifest} does not exist")
+
+
+def _inputs(job) -> list:
+    """Every file the decode reads or may read: the frames or the video, and their sidecars."""
+    from core.imageio import sidecar_path
+
+    cap = job.capture
+    if cap is None:
+        return []
+    files = list(cap.files) if cap.kind == "images" else [cap.source]
+    return [*files, *(s for s in map(sidecar_path, files) if s.exists()), cap.manifest_path]
 
 
 def run(args) -> int:
     from core.decode import DecodeJob, DecodeRequest, summary_lines, write_csv, write_plot
 
     _check_args(args)
-    job = DecodeJob(DecodeRequest(args.path, args.manifest, args.bits, args.capture_fps))
+    job = DecodeJob(DecodeRequest(args.path, args.manifest, args.bits, args.capture_fps, args.display_fps))
+    try:
+        refuse_overwriting_inputs([args.csv, args.plot], _inputs(job))
+    except ValueError:
+        job.close()
+        raise
     prog = Progress(job.total, "decode")
     cancelled = False
     try:
@@ -78,7 +116,7 @@ def run(args) -> int:
         raise CliError(f"no frames could be read from {args.path}")
     report = job.report(cancelled=cancelled)
     if args.csv:
-        write_csv(args.csv, report["frames"])
+        write_csv(args.csv, report["frames"], report["events"])
     if args.plot:
         write_plot(args.plot, report)
     if args.json:
@@ -88,7 +126,10 @@ def run(args) -> int:
     if cancelled:
         print("testcard: interrupted; the report covers the frames decoded so far", file=sys.stderr)
         return 130
-    if args.fail_on_drop and report["summary"]["dropped_count"] > 0:
+    s = report["summary"]
+    if args.fail_on_drop and (s["dropped_count"] > 0 or s["frozen"] is True):
+        return 1
+    if args.fail_on_gap and s["gap_frames"] > 0:
         return 1
     return 0
 
@@ -101,6 +142,12 @@ def run_bench(args) -> int:
         raise CliError(f"--bits must be 1..31, got {args.bits}")
     if args.frames < 1 or args.files < 1:
         raise CliError("--frames and --files must be at least 1")
+    if not args.no_files:
+        import tempfile
+        from pathlib import Path
+
+        check_output(Path(tempfile.gettempdir()) / "testcard-bench", "the benchmark's frame files",
+                     "--no-files measures in memory only")
     prog = Progress(None, "bench decode")
     rows = bench_decode(w, h, bits=args.bits, frames=args.frames, files=0 if args.no_files else args.files,
                         progress=lambda note: prog.update(prog.done + 1, note))

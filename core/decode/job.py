@@ -13,26 +13,33 @@ worker can stop between frames.  Each result has a status:
 * ``unreadable``: the file or video data for this position could not be read.
 
 The robust layout is recognised by itself (its header carries the bit count
-and Gray flag); a manifest, when given or found beside the capture, tells
-where to look first.  Without a robust panel in the first frames, the compat
-layout is read at ``bits`` (default: the counter's default), assuming the
-capture shows the whole frame.  A robust read is only reported when the
+and Gray flag).  A manifest, given or found beside the capture, is a hint
+(``core.decode.hint`` refuses one whose geometry is not a panel testcard
+draws): a robust one says where to look first, and a search follows when the
+panel is not there; a compat one gives the row to read, but only once no robust
+panel is seen in the first frames -- a robust panel is never read as compat.
+A sidecar beside a folder of frames describes the first frame: when its compat
+row does not show the frame the sidecar names, the sidecar is stale and is
+ignored.  Without a robust panel in the first frames, the compat layout is
+read at ``bits`` (default: the hint's, else the counter's default), assuming
+the capture shows the whole frame.  A robust read is only reported when the
 check code holds, so a misread is ``undecodable``, never a wrong index; the
-compat layout has no check and its confidence is only the cells' margins.
+compat layout has no check, so its reading is checked against the picture
+(``core.decode.reader.CompatSampler``) and its confidence is the cells' margins.
 """
 
 from __future__ import annotations
 
-import json
+import math
 import threading
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from core.capture import as_image, open_capture
 from core.counter import MAX_BITS, MIN_BITS, CounterGeometry
+from core.decode.hint import Hint, load_hint
 from core.decode.reader import PanelReader
 from core.decode.sequence import analyse
 
@@ -65,19 +72,8 @@ class FrameReading:
 
 
 def load_manifest(path) -> CounterGeometry:
-    """The counter geometry from a sidecar manifest; ``ValueError`` when it has none."""
-    p = Path(path)
-    try:
-        doc = json.loads(p.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"cannot read manifest {p.name}: {exc}") from None
-    counter = doc.get("counter") if isinstance(doc, dict) else None
-    if not isinstance(counter, dict):
-        raise ValueError(f"manifest {p.name} describes no counter panel")
-    try:
-        return CounterGeometry.from_dict(counter)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"manifest {p.name}: bad counter geometry ({exc})") from None
+    """The checked counter geometry of a manifest (:func:`core.decode.hint.load_hint`)."""
+    return load_hint(path).geometry
 
 
 # ---------------------------------------------------------------- a whole capture
@@ -93,8 +89,10 @@ class CaptureDecoder:
     hint: CounterGeometry | None = None
     bits: int | None = None
     keep_results: bool = True
+    confirm: int | None = None    # the frame a sidecar says the first image shows
     reader: PanelReader = field(init=False)
     results: list[FrameReading] = field(init=False, default_factory=list)
+    notes: list[str] = field(init=False, default_factory=list)
 
     def __post_init__(self):
         self.reader = PanelReader(self.hint, self.bits)
@@ -113,7 +111,29 @@ class CaptureDecoder:
              "searches": r.searches}
         if r.location is not None:
             d["panel"] = r.location.to_dict()
+        if r.layout == "compat":   # where the compat bit count came from
+            d["bits_from"] = ("--bits" if r.explicit_bits else "manifest" if r.hint is not None and
+                              r.bits_settled else "picture" if r.bits_settled else "not settled")
+        if self.hint is not None:
+            d["hint"] = {"layout": self.hint.layout, "bits": self.hint.bits,
+                         "used": r.hint is not None and r.hint.layout == r.layout}
         return d
+
+    def hint_notes(self) -> list[str]:
+        """What became of the hint, in a sentence each (with ``notes``: what the report says)."""
+        r, hint = self.reader, self.hint
+        out = list(self.notes) + list(r.notes)
+        if hint is None or r.hint is None or r.layout is None:
+            return out
+        if hint.layout == "compat" and r.layout == "robust":
+            out.append("the manifest describes a compat panel, but the capture shows a robust one: "
+                       "read as robust")
+        elif hint.layout == "robust" and r.layout == "compat":
+            out.append("the manifest describes a robust panel, but none was found in the capture: "
+                       "read as compat")
+        elif hint.layout == "robust" and r.location is not None and r.location.found_by == "search":
+            out.append("the robust panel was not where the manifest puts it: found by searching")
+        return out
 
     def __iter__(self) -> Iterator[FrameReading]:
         for res in self._decode():
@@ -124,8 +144,7 @@ class CaptureDecoder:
     def _decode(self) -> Iterator[FrameReading]:
         reader = self.reader
         pending: list = []   # frames held back while the layout is not yet known
-        if reader.layout is None and reader.robust_expected():
-            reader.settle("robust")
+        first = True
         for cf in self.frames:
             image, error = cf.image, cf.error
             if image is not None:
@@ -133,6 +152,9 @@ class CaptureDecoder:
                     image = as_image(image, cf.name or f"frame {cf.position}")
                 except ValueError as exc:
                     image, error = None, str(exc)
+            if first:
+                first = False
+                self._check_sidecar(cf, image)
             if reader.layout is not None:
                 yield from self._flush(pending)
                 pending = []
@@ -150,6 +172,29 @@ class CaptureDecoder:
                 # which must not be misread as compat
                 reader.settle("robust" if reader.structure_seen else "compat")
         yield from self._flush(pending)
+
+    def _check_sidecar(self, cf, image) -> None:
+        """A compat sidecar is believed only when its own image (the first) shows its frame."""
+        hint, frame = self.reader.hint, self.confirm
+        if hint is None or hint.layout != "compat" or frame is None:
+            return
+        name = cf.name or "the first frame"
+        if image is None:
+            why = f"{name} cannot be read to check it"
+        else:
+            try:
+                reading = self.reader.read_compat_once(image)
+            except (ValueError, IndexError, TypeError, MemoryError) as exc:
+                reading = None
+                why = f"{name} cannot be sampled ({exc})"
+            else:
+                if reading.status == "ok" and reading.index == frame % (1 << hint.bits):
+                    self.reader.bits_settled = True   # the picture bears the sidecar out
+                    return
+                shows = f"reads {reading.index}" if reading.index is not None else "shows no compat row there"
+                why = f"it says {name} shows frame {frame} of a {hint.bits}-bit compat panel; {name} {shows}"
+        self.notes.append(f"sidecar ignored as stale: {why}")
+        self.reader.use_hint(None, self.bits)
 
     def _flush(self, pending) -> Iterator[FrameReading]:
         if self.reader.layout is None and pending:
@@ -179,6 +224,7 @@ class DecodeRequest:
     manifest: str | None = None
     bits: int | None = None
     capture_fps: float | None = None
+    display_fps: float | None = None
 
 
 class DecodeJob:
@@ -191,27 +237,36 @@ class DecodeJob:
 
     def __init__(self, request: DecodeRequest, frames: Iterable | None = None):
         self.request = request
-        if request.bits is not None and not MIN_BITS <= int(request.bits) <= MAX_BITS:
+        if request.bits is not None and (type(request.bits) is not int
+                                         or not MIN_BITS <= request.bits <= MAX_BITS):
             raise ValueError(f"--bits must be {MIN_BITS}..{MAX_BITS}, got {request.bits}")
+        for name, rate in (("--capture-fps", request.capture_fps), ("--display-fps", request.display_fps)):
+            if rate is not None and (isinstance(rate, bool) or not isinstance(rate, int | float)
+                                     or not math.isfinite(rate) or rate <= 0):
+                raise ValueError(f"{name} must be a number above 0, got {rate}")
         self.manifest_used: str | None = None
         self.notes: list[str] = []
-        hint = None
+        hint: Hint | None = None
+        confirm = None
         if request.manifest:
-            hint = load_manifest(request.manifest)
+            hint = load_hint(request.manifest)
             self.manifest_used = str(request.manifest)
         self.capture = None
         if frames is None:
             self.capture = open_capture(request.path, request.capture_fps)
             if hint is None and self.capture.manifest_path is not None:
                 try:
-                    hint = load_manifest(self.capture.manifest_path)
+                    hint = load_hint(self.capture.manifest_path)
                     self.manifest_used = str(self.capture.manifest_path)
                 except ValueError as exc:
                     self.notes.append(f"sidecar ignored: {exc}")
+                else:   # a folder's sidecar describes its first frame
+                    confirm = hint.frame if self.capture.kind == "images" else None
             frames = self.capture.frames()
         self.total: int | None = self.capture.count if self.capture is not None else None
         self.fps: float | None = request.capture_fps or (self.capture.fps if self.capture else None)
-        self.decoder = CaptureDecoder(frames, hint, request.bits)
+        self.decoder = CaptureDecoder(frames, hint.geometry if hint else None, request.bits,
+                                      confirm=confirm)
         self._started = False
 
     def __iter__(self) -> Iterator[FrameReading]:
@@ -248,7 +303,7 @@ class DecodeJob:
         return self.decoder.results
 
     def analysis(self):
-        return analyse(self.results, self.decoder.modulus, self.fps)
+        return analyse(self.results, self.decoder.modulus, self.fps, self.request.display_fps)
 
     def report(self, cancelled: bool = False) -> dict:
         """The whole document: source, capture, decoder, frames, summary, events."""
@@ -264,14 +319,15 @@ class DecodeJob:
             "summary": dict(seq.summary, layout=self.decoder.layout, bits=self.decoder.reader.bits),
             "events": seq.events,
         }
-        if self.notes:
-            doc["notes"] = list(self.notes)
+        notes = self.notes + self.decoder.hint_notes()
+        if notes:
+            doc["notes"] = notes
         return doc
 
 
-def decode_path(path, manifest=None, bits=None, capture_fps=None) -> dict:
+def decode_path(path, manifest=None, bits=None, capture_fps=None, display_fps=None) -> dict:
     """Decode a whole capture synchronously and return the report document."""
-    job = DecodeJob(DecodeRequest(str(path), manifest, bits, capture_fps))
+    job = DecodeJob(DecodeRequest(str(path), manifest, bits, capture_fps, display_fps))
     for _ in job:
         pass
     return job.report()

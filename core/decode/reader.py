@@ -12,35 +12,50 @@ from core.counter import DEFAULT_BITS, MAX_BITS, MIN_BITS, CounterGeometry
 from core.decode.locate import Location, locate
 
 MAX_BACKOFF = 64       # most frames between searches while a panel cannot be found
+SETTLE_FRAMES = 3      # distinct running readings a compat bit count must fit alone to be settled
 
 
 COMPAT_MIN_MARGIN = 0.15
+COMPAT_SPREAD = (-0.3, 0.0, 0.3)   # sample points across and down a cell, as fractions of it
 
 
 # ---------------------------------------------------------------- compat
 class CompatSampler:
-    """The compat row of cells in a capture of the whole frame (scaled to the capture's size)."""
+    """The compat row of cells in a capture of the whole frame (scaled to the capture's size).
+
+    The compat row has no check code, so what is read is checked against the picture: nine
+    points over the middle 60 % of each cell must all lie on one side of the threshold (a cell
+    of another bit count, or a robust panel, straddles it), and some cell must differ from what
+    lies just below the row (a row of another bit count is taller, or shorter, than this one's
+    cells: the lines below a cell that is too short still show the cell).
+    """
 
     def __init__(self, geom: CounterGeometry, width: int, height: int):
         sx, sy = width / geom.width, height / geom.height
         self.bits = geom.bits
+        f = np.asarray(COMPAT_SPREAD)
         cx = (geom.pad_x + (np.arange(geom.bits) + 0.5) * geom.cell_w) * sx
         cy = (geom.pad_y + 0.5 * geom.cell_h) * sy
-        dx = np.array([-0.2, 0.0, 0.2]) * geom.cell_w * sx
-        dy = np.array([-0.2, 0.0, 0.2]) * geom.cell_h * sy
-        xs = (cx[:, None, None] + dx[None, None, :]) + 0 * dy[None, :, None]
-        ys = (cy + dy)[None, :, None] + 0 * xs
-        self.xs = np.clip(np.floor(xs), 0, width - 1).astype(np.intp).ravel()
-        self.ys = np.clip(np.floor(ys), 0, height - 1).astype(np.intp).ravel()
+        dx = f * geom.cell_w * sx
+        xs = np.broadcast_to(cx[:, None, None] + dx[None, None, :], (geom.bits, 3, 3))
+        ys = np.broadcast_to((cy + f * geom.cell_h * sy)[None, :, None], (geom.bits, 3, 3))
+        below = (geom.pad_y + geom.cell_h + min(0.25 * geom.cell_h, 0.5 * geom.pad_y)) * sy
+        bx = cx[:, None] + dx[None, :]
+        xs = np.concatenate([xs.ravel(), bx.ravel()])
+        ys = np.concatenate([ys.ravel(), np.full(bx.size, below)])
+        self.xs = np.clip(np.floor(xs), 0, width - 1).astype(np.intp)
+        self.ys = np.clip(np.floor(ys), 0, height - 1).astype(np.intp)
 
-    def read(self, image: np.ndarray, bit_depth: int | None = None) -> tuple[int, float]:
-        """(index, margin): margin is the closest cell's distance from the threshold / threshold,
-        and 0 when some cell's samples straddle the threshold (not a uniform cell)."""
+    def read(self, image: np.ndarray, bit_depth: int | None = None) -> tuple[int, float, str | None]:
+        """(index, margin, why): margin is the closest cell's distance from the threshold /
+        threshold; 0, with ``why`` saying so, when the picture is not a compat row of this size."""
         v = image[self.ys, self.xs]
         if v.ndim == 2:
             v = v.mean(axis=1, dtype=np.float64)
-        v = v.astype(np.float64).reshape(self.bits, 9)
-        cells = v
+        v = v.astype(np.float64)
+        n = self.bits * 9
+        cells = v[:n].reshape(self.bits, 9)
+        below = v[n:].reshape(self.bits, 3).mean(axis=1)
         v = cells.mean(axis=1)
         if image.dtype.kind == "f":
             thr = 0.5
@@ -54,12 +69,12 @@ class CompatSampler:
         bits = v > thr
         index = int(bits.astype(np.int64) @ (np.int64(1) << np.arange(self.bits - 1, -1, -1, dtype=np.int64)))
         margin = float(np.abs(v - thr).min() / thr) if thr > 0 else 0.0
-        # every sample of a cell on one side of the threshold, or this is not a compat row
-        # (a robust panel or other content under the compat cells)
         lit = cells > thr
         if not (lit.all(axis=1) | ~lit.any(axis=1)).all():
-            margin = 0.0
-        return index, margin
+            return index, 0.0, "cells not uniform: not a compat row of this bit count"
+        if bits.any() and not ((below > thr) != bits).any():   # (index 0 is the reader's to judge)
+            return index, 0.0, "the row runs on below its cells: not a compat row of this bit count"
+        return index, margin, None
 
 
 # ---------------------------------------------------------------- one frame
@@ -76,32 +91,48 @@ class PanelReader:
     """Reads panels frame after frame, remembering where the panel is.
 
     ``hint``: a manifest's geometry (robust: where to look first; compat: the
-    row to read).  ``bits``: the compat layout's bit count when there is no
-    compat hint.  The layout is settled by ``settle`` (robust when a robust
-    panel is found) before ``read`` is called.
+    row to read once no robust panel is found).  ``bits``: the compat layout's
+    bit count, taken as given.  The layout is settled by ``settle`` (robust
+    when a robust panel is found, or its clock rows seen) before ``read`` is
+    called; a compat hint settles nothing.
+
+    Without ``bits`` the compat bit count is read from the picture: every count
+    1..31 is tried, and one whose row alone fits (lit cells, checked as
+    ``CompatSampler`` does) ``SETTLE_FRAMES`` frames that read as a running
+    counter is settled; until then no frame is read.  A compat hint's count is believed
+    until the picture settles another, which then replaces it (noted).
     """
 
     def __init__(self, hint: CounterGeometry | None = None, bits: int | None = None):
         if bits is not None and not MIN_BITS <= int(bits) <= MAX_BITS:
             raise ValueError(f"counter bits must be {MIN_BITS}..{MAX_BITS}, got {bits}")
         self.hint = hint
-        self.compat_bits = int(bits) if bits is not None else (
-            hint.bits if hint is not None and hint.layout == "compat" else DEFAULT_BITS)
+        self.explicit_bits = bits is not None
+        self.compat_bits = DEFAULT_BITS
+        self.bits_settled = False
+        self.notes: list[str] = []
         self.layout: str | None = None
-        if hint is not None and hint.layout == "compat":
-            self.layout = "compat"
         self.location: Location | None = None
         self.header: tuple[int, bool] | None = None   # (bits, gray) of the robust panel
         self.searches = 0
         self.structure_seen = False   # robust clock rows seen, even if never read
         self._wait = 0
         self._backoff = 1
-        self._compat: dict[tuple[int, int], CompatSampler] = {}
+        self._compat: dict[tuple[int, int, int], CompatSampler] = {}
         self._compat_prev: int | None = None
         self._compat_since = 0
-        self._compat_lit = False
         self._signature: np.ndarray | None = None
-        self.explicit_bits = bits is not None
+        self.use_hint(hint, bits)
+
+    def use_hint(self, hint: CounterGeometry | None, bits: int | None = None) -> None:
+        """Read with ``hint`` from now on (None: without one); ``bits`` as in the constructor."""
+        self.hint = hint
+        self.compat_bits = int(bits) if bits is not None else (
+            hint.bits if hint is not None and hint.layout == "compat" else DEFAULT_BITS)
+        self.bits_settled = bits is not None
+        self._vote: tuple[int, int, int, int] | None = None   # last lone fit: bits, index, frame, chain
+        self._unsettled = 0
+        self._compat.clear()
 
     # -- layout
     @property
@@ -138,35 +169,33 @@ class PanelReader:
     def settle(self, layout: str) -> None:
         self.layout = layout
 
-    def robust_expected(self) -> bool:
-        return self.hint is not None and self.hint.layout == "robust"
-
     # -- frames
     def read(self, image: np.ndarray) -> Reading:
         if self.layout == "compat":
             return self._read_compat(image)
         return self._read_robust(image)
 
+    def read_compat_once(self, image: np.ndarray) -> Reading:
+        """The compat row read at the current geometry and bit count, checked against the
+        picture only (no other bit count is tried)."""
+        return self._compat_at(image, self.compat_bits)
+
     def _read_compat(self, image: np.ndarray) -> Reading:
         reading = self._compat_reading(image)
-        if self.hint is not None or self.explicit_bits:
-            return reading
-        if reading.index == 0 and not self._compat_lit:
-            # nothing lit yet: a dark or washed-out picture reads as index 0 in compat;
-            # trust 0 only once the capture has shown a counter running
-            reading = Reading("undecodable", None, reading.confidence,
-                              note="no lit cells: no compat panel seen yet")
-        elif reading.index:
-            self._compat_lit = True
-        # Settled on compat only for want of a robust panel.  A capture may open on
-        # something else before the counter is shown, so look for a robust panel
-        # again whenever the compat reading does not follow a running counter (no
-        # recent reading, or a jump), backing off while none is found; while backing
+        # A compat row has no check code.  Settled on compat only for want of a robust panel,
+        # and a capture may open on something else before the counter is shown, so look for
+        # a robust panel again whenever the compat reading does not follow a running counter
+        # (no recent reading, or a jump), backing off while none is found; while backing
         # off, such readings are not trusted.
         prev, since = self._compat_prev, self._compat_since
         modulus = 1 << self.compat_bits
         plausible = reading.index is not None and prev is not None and since <= 8 and (
             (reading.index - prev) % modulus <= 8 + 2 * since)
+        if reading.index == 0 and not plausible:
+            # nothing lit: a dark or washed-out picture reads as index 0 at any bit count;
+            # trust 0 only where a running counter reaches it
+            reading = Reading("undecodable", None, reading.confidence,
+                              note="no lit cells: a dark picture is index 0 only after a running counter")
         if reading.index is not None:
             self._compat_prev, self._compat_since = reading.index, 0
         else:
@@ -194,17 +223,78 @@ class PanelReader:
         return reading
 
     def _compat_reading(self, image: np.ndarray) -> Reading:
+        hint = self.hint
+        if hint is not None and hint.layout == "compat":
+            h, w = image.shape[:2]
+            if abs(hint.width * h - w * hint.height) > 0.02 * w * hint.height:
+                # the compat row is read in a capture of the whole frame: this is another frame
+                self.notes.append(f"the manifest's {hint.width}x{hint.height} frame is not the "
+                                  f"shape of the {w}x{h} capture: its compat panel is not used")
+                self.use_hint(None, self.compat_bits if self.explicit_bits else None)
+        if self.bits_settled:
+            return self._compat_at(image, self.compat_bits)
+        self._unsettled += 1
+        fits = {}
+        for b in range(MIN_BITS, MAX_BITS + 1):
+            r = self._compat_at(image, b)
+            if r.status == "ok" and r.index:
+                fits[b] = r
+        lone = next(iter(fits)) if len(fits) == 1 else None
+        if lone is not None:
+            # a count is settled when its row alone fits SETTLE_FRAMES frames that read as a
+            # running counter (a row of the wrong count reads as noise from frame to frame)
+            idx, prev = fits[lone].index, self._vote
+            runs = prev is not None and prev[0] == lone and 0 <= (idx - prev[1]) % (1 << lone) <= \
+                8 + 2 * (self._unsettled - prev[2])
+            chain = prev[3] + (idx != prev[1]) if runs else 1
+            if chain >= SETTLE_FRAMES:
+                self._settle_bits(lone)
+                # the chain showed the counter running: this reading follows it
+                self._compat_prev, self._compat_since = prev[1], self._unsettled - prev[2] - 1
+                return fits[lone]
+            self._vote = (lone, idx, self._unsettled, chain)
+        if self.hint is not None and self.hint.layout == "compat":
+            # the manifest's count is believed once its row alone fits a frame
+            if lone == self.compat_bits:
+                self.bits_settled = True
+                return fits[lone]
+            if lone is not None:
+                return Reading("undecodable", None, 0.0, note=f"the row fits {lone} bits, not the "
+                               f"manifest's {self.compat_bits}")
+            if fits:
+                return Reading("undecodable", None, 0.0, note="the row fits several bit counts: "
+                               f"the manifest's {self.compat_bits} is not confirmed yet")
+            return self._compat_at(image, self.compat_bits)
+        if fits:
+            counts = ", ".join(map(str, list(fits)[:6])) + (" ..." if len(fits) > 6 else "")
+            return Reading("undecodable", None, 0.0,
+                           note=f"the row fits {counts} bits: bit count not settled yet (--bits)")
+        return self._compat_at(image, self.compat_bits)   # dark, or no count fits: it says why
+
+    def _settle_bits(self, bits: int) -> None:
+        hint = self.hint
+        if hint is not None and hint.layout == "compat" and hint.bits != bits:
+            self.notes.append(f"the manifest describes a {hint.bits}-bit compat panel, but the "
+                              f"capture's row is {bits}-bit: read as {bits}-bit")
+            self.hint = None
+        elif hint is None or hint.layout != "compat":
+            self.notes.append(f"compat bit count {bits} read from the picture")
+        self.compat_bits, self.bits_settled = bits, True
+
+    def _compat_at(self, image: np.ndarray, bits: int) -> Reading:
         h, w = image.shape[:2]
-        sampler = self._compat.get((w, h))
+        sampler = self._compat.get((w, h, bits))
         if sampler is None:
             geom = self.hint if self.hint is not None and self.hint.layout == "compat" else None
-            if geom is None or geom.bits != self.compat_bits:
+            if geom is None or geom.bits != bits:
                 try:
-                    geom = CounterGeometry.compat(w, h, self.compat_bits)
+                    geom = CounterGeometry.compat(w, h, bits)
                 except ValueError as exc:
                     return Reading("undecodable", None, 0.0, note=str(exc))
-            sampler = self._compat.setdefault((w, h), CompatSampler(geom, w, h))
-        index, margin = sampler.read(image)
+            sampler = self._compat.setdefault((w, h, bits), CompatSampler(geom, w, h))
+        index, margin, why = sampler.read(image)
+        if why is not None:
+            return Reading("undecodable", None, 0.0, note=why)
         if margin < COMPAT_MIN_MARGIN:
             return Reading("undecodable", None, margin, note="cells too close to the threshold")
         return Reading("ok", index, min(1.0, margin))

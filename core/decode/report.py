@@ -16,7 +16,9 @@ import numpy as np
 from core.atomic import atomic_path, atomic_text, require_parent
 from core.imageio import write_frame
 
-CSV_COLUMNS = ("position", "timestamp", "index", "status", "confidence", "indices", "name", "note")
+CSV_COLUMNS = ("position", "timestamp", "index", "status", "confidence", "indices", "name", "note", "gap",
+               "events")
+GAP_STATUSES = ("undecodable", "unreadable")
 
 COLOURS = {  # RGB
     "ok": (31, 119, 180), "torn": (214, 39, 160), "undecodable": (127, 127, 127),
@@ -52,8 +54,15 @@ def unwrap(frames: list[dict], modulus: int) -> list[float | None]:
     return out
 
 
-def write_csv(path, frames: list[dict]) -> Path:
-    """One row per frame, written whole or not at all (:mod:`core.atomic`)."""
+def write_csv(path, frames: list[dict], events: list[dict] | None = None) -> Path:
+    """One row per frame, written whole or not at all (:mod:`core.atomic`).
+
+    ``gap`` is 1 for a frame of unknown content (undecodable or unreadable: a gap in the
+    capture, never a display drop); ``events`` names the events found at the frame
+    (``drop``, ``freeze``, ``jump_back``, ``gap``, ...), space-separated."""
+    at: dict[int, list[str]] = {}
+    for e in events or []:
+        at.setdefault(e["position"], []).append(e["kind"])
     p = require_parent(path)
     with atomic_path(p) as tmp:
         with open(tmp, "w", newline="") as fh:
@@ -62,6 +71,8 @@ def write_csv(path, frames: list[dict]) -> Path:
             for f in frames:
                 row = dict(f)
                 row["indices"] = " ".join(str(i) for i in f.get("indices", [])) or ""
+                row["gap"] = 1 if f.get("status") in GAP_STATUSES else 0
+                row["events"] = " ".join(at.get(f.get("position"), []))
                 w.writerow(["" if row.get(c) is None else row.get(c) for c in CSV_COLUMNS])
     return p
 
@@ -145,7 +156,7 @@ def plot_image(report: dict, width: int = 1280, height: int = 640) -> np.ndarray
     title = f"{summary.get('layout') or ''} {summary.get('bits', '')}-bit counter: " \
             f"{summary.get('frames', 0)} frames, {summary.get('dropped_count', 0)} dropped, " \
             f"{summary.get('repeated', 0)} repeated, {summary.get('torn', 0)} torn, " \
-            f"{summary.get('undecodable', 0)} undecodable"
+            f"{summary.get('gap_frames', 0)} gap frames" + (", FROZEN" if summary.get("frozen") else "")
     text(title, left, 22, 0.5)
     lx = left
     for name, label in (("ok", "decoded"), ("torn", "torn"), ("drop", "drop"), ("repeat", "repeat"),
@@ -199,7 +210,7 @@ def write_report(path, report: dict) -> Path:
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix == ".csv":
-        return write_csv(p, report["frames"])
+        return write_csv(p, report["frames"], report.get("events"))
     if suffix == ".png":
         return write_plot(p, report)
     if suffix != ".json":
@@ -218,15 +229,41 @@ def summary_lines(report: dict, max_events: int = 40) -> list[str]:
     if panel:
         where = f", panel found by {panel['found_by']} ({len(panel['bands'])} bands)"
     gray = " Gray-coded" if dec.get("gray") else ""
-    lines.append(f"layout: {layout}, {s.get('bits')} bits{gray}{where}")
+    source = dec.get("bits_from")
+    source = "" if source is None else (" (bit count not settled: no frame read)" if source == "not settled"
+                                        else f" (bit count from the {source})" if source != "--bits" else "")
+    lines.append(f"layout: {layout}, {s.get('bits')} bits{gray}{source}{where}")
     if report.get("manifest"):
-        lines.append(f"manifest: {report['manifest']}")
+        used = (dec.get("hint") or {}).get("used", True)
+        lines.append(f"manifest: {report['manifest']}" + ("" if used else " (not used: see notes)"))
+    for note in report.get("notes", []):
+        lines.append(f"note: {note}")
     lines.append(f"frames: {s['frames']}  read: {s['read']}  decoded: {s['decoded']} (ok {s['ok']}, "
                  f"torn {s['torn']})  undecodable: {s['undecodable']}  unreadable: {s['unreadable']}")
     dropped = s["dropped"]
     shown = ", ".join(str(i) for i in dropped[:20]) + (" ..." if len(dropped) > 20 else "")
+    unlisted = s["dropped_count"] - len(dropped)
+    if dropped and unlisted > 0:
+        shown += f"; {unlisted} more not listed"
     lines.append(f"dropped: {s['dropped_count']}" + (f" ({shown})" if dropped else ""))
-    lines.append(f"repeated: {s['repeated']}  out of order: {s['out_of_order']}  wraps: {s['wraps']}")
+    gap_frames = s.get("gap_frames", s["undecodable"] + s["unreadable"])
+    if gap_frames:
+        runs = s.get("gap_runs", 0)
+        gap = (f"gaps: {gap_frames} frame{'s' if gap_frames != 1 else ''} of unknown content in {runs} "
+               f"run{'s' if runs != 1 else ''}, not counted as drops")
+        if s.get("gap_indices"):
+            gap += f"; {s['gap_indices']} indices unseen across them (shown there or dropped: unknown)"
+        lines.append(gap)
+    else:
+        lines.append("gaps: none (every frame read)")
+    frozen = s.get("frozen")
+    if frozen is True:
+        lines.append(f"FROZEN: the display showed index {s['first_index']} for the whole capture")
+    elif frozen is None and s.get("distinct_indices") == 1:
+        lines.append(f"frozen: unknown -- every frame shows index {s['first_index']}; give "
+                     "--capture-fps and --display-fps to tell a freeze from a capture of one frame")
+    lines.append(f"repeated: {s['repeated']}  out of order: {s['out_of_order']}  "
+                 f"jumps back: {s.get('jumps_back', 0)}  wraps: {s['wraps']}")
     if s.get("first_index") is not None:
         lines.append(f"indices: {s['first_index']} .. {s['last_index']} ({s['distinct_indices']} distinct)")
     rate = f"captures per displayed frame: {s['captures_per_frame']} (from {s['captures_per_frame_from']})"
@@ -254,6 +291,8 @@ def format_event(e: dict) -> str:
         idx = e.get("indices")
         what = f"{e['count']} dropped" + (f": {', '.join(map(str, idx))}" if idx else "") + \
                ("" if not idx or len(idx) >= e["count"] else " ...")
+        if not idx and "after" in e:
+            what += f" between {e['after']} and {e['before']}"
     elif kind == "repeat":
         what = f"index {e['index']} held {e['captures']} captures ({e['extra']} extra)"
     elif kind == "torn":
@@ -262,6 +301,13 @@ def format_event(e: dict) -> str:
         what = f"index {e['index']} after {e['expected_after']}"
     elif kind == "wrap":
         what = "counter wrapped"
+    elif kind == "freeze":
+        what = f"index {e['index']} held for all {e['captures']} captures ({e['extra']} presentations missed)"
+    elif kind == "jump_back":
+        what = f"back {e['back']} to index {e['index']} after {e['after']}; a new run from here"
+    elif kind == "gap":
+        what = (f"{e['indices_unknown']} indices after {e['after']} unseen across {e['frames']} "
+                "frame(s) of unknown content")
     else:
         what = f"{e.get('count', 1)} frame(s)" + (f": {e['note']}" if e.get("note") else "")
     return f"@{e['position']}{ts} {kind}: {what}"

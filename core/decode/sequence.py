@@ -1,4 +1,4 @@
-"""What a run of decoded frame indices says about presentation: drops, repeats, order.
+"""What a run of decoded frame indices says about presentation: drops, repeats, order, gaps.
 
 Input is the per-frame results in capture order (``core.decode.job.FrameReading``
 or anything with ``position``, ``timestamp``, ``index``, ``status`` and
@@ -7,14 +7,25 @@ or anything with ``position``, ``timestamp``, ``index``, ``status`` and
 so a counter may wrap any number of times (a gap of half the modulus or more
 cannot be told from going backwards).
 
-* dropped: indices between the first and last seen that no frame showed
+* dropped: display drops only -- indices between two decoded frames that no frame showed
   (a torn frame shows both of its indices);
+* gaps: undecodable and unreadable captures are frames of unknown content, never drops.
+  Each may have shown one index nobody saw (captures come at least as often as
+  presentations), so indices missing across a gap are counted as ``gap_indices`` up to the
+  number of gap frames, and only the rest as dropped;
 * repeated: an index held for longer than one presentation.  The captures per
   presentation ``k`` is ``capture_fps / display_fps`` when both are known,
   else estimated from how long indices are held; a hold longer than both
   1.5k and ceil(k) captures counts round(hold / k) - 1 (at least 1) extra
   presentations;
-* out of order: an index older than one already seen (not its own repeat);
+* frozen: every decoded frame shows one index.  With both rates known and the hold longer
+  than a presentation, the display froze for the whole capture (``frozen: true``, one
+  ``freeze`` event); without them a freeze cannot be told from a capture of one
+  presentation (``frozen: null``);
+* out of order: one stale frame, an index older than one already seen, after which the
+  counter returns to where it was;
+* jump back: the counter goes back and carries on from there (a restart): one event, and
+  the frames after it are a new run (its drops are judged against what it showed);
 * torn, undecodable and unreadable frames, and each wrap of the counter.
 """
 
@@ -26,6 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 MAX_LISTED_DROPS = 100_000   # longer gaps are counted, not listed
+GAP_STATUSES = ("undecodable", "unreadable")
 
 
 @dataclass
@@ -37,97 +49,153 @@ class SequenceReport:
         return {"summary": self.summary, "events": self.events}
 
 
+def _observations(results: Sequence, modulus: int) -> list[tuple[int, object, int, int]]:
+    """(result number, result, unwrapped index, index) for every index seen, in order (a torn
+    frame observes each of its indices, top first)."""
+    out: list[tuple[int, object, int, int]] = []
+    last: int | None = None
+    for i, r in enumerate(results):
+        if r.status == "ok":
+            shown = [r.index]
+        elif r.status == "torn":
+            shown = list(r.indices) or [r.index]
+        else:
+            continue
+        for idx in shown:
+            idx = int(idx) % modulus
+            if last is None:
+                u = idx
+            else:
+                step = (idx - last) % modulus
+                if step > modulus // 2:
+                    step -= modulus
+                u = last + step
+            out.append((i, r, u, idx))
+            last = u
+    return out
+
+
+def _next_other(obs, j: int) -> int | None:
+    """The next observed index after ``obs[j]`` that differs from it (None at the end)."""
+    u = obs[j][2]
+    for k in range(j + 1, len(obs)):
+        if obs[k][2] != u:
+            return obs[k][2]
+    return None
+
+
 def analyse(results: Sequence, modulus: int, capture_fps: float | None = None,
             display_fps: float | None = None) -> SequenceReport:
     if modulus < 2:
         raise ValueError(f"counter modulus must be at least 2, got {modulus}")
+    results = list(results)
     events: list[dict] = []
     counts = {s: 0 for s in ("ok", "torn", "undecodable", "unreadable")}
+    gaps_before = [0]          # gap frames among results[:i]
     for r in results:
         counts[r.status] = counts.get(r.status, 0) + 1
+        gaps_before.append(gaps_before[-1] + (r.status in GAP_STATUSES))
 
-    # -- unwrap every observed index (a torn frame observes each of its indices, top first)
-    last_u: int | None = None
+    obs = _observations(results, modulus)
     hi: int | None = None
-    lo: int | None = None
-    seen: set[int] = set()
-    jumps: list[tuple[object, int, int]] = []   # (result, high-water before, u)
-    out_of_order = 0
-    wraps = 0
-    unwrapped: list[int | None] = []            # per result: the unwrapped top index
-    for r in results:
-        if r.status == "ok":
-            obs = [r.index]
-        elif r.status == "torn":
-            obs = list(r.indices) or [r.index]
-        else:
-            unwrapped.append(None)
-            continue
-        first_u = None
-        for idx in obs:
-            idx = int(idx) % modulus
-            if last_u is None:
-                u = idx
-            else:
-                step = (idx - last_u) % modulus
-                if step > modulus // 2:
-                    step -= modulus
-                u = last_u + step
-                if u // modulus > last_u // modulus and u > (hi if hi is not None else u):
-                    wraps += 1
-                    events.append(_event("wrap", r, index=idx))
-            if hi is not None and u < hi and u != last_u:
-                out_of_order += 1
-                events.append(_event("out_of_order", r, index=idx, expected_after=hi % modulus))
-            if hi is not None and u > hi + 1:
-                jumps.append((r, hi, u))
-            hi = u if hi is None else max(hi, u)
-            lo = u if lo is None else min(lo, u)
-            seen.add(u)
-            last_u = u
-            if first_u is None:
-                first_u = u
-        unwrapped.append(first_u)
+    last_u: int | None = None
+    prev_i = -1
+    seen: set[int] = set()      # every index seen
+    run_seen: set[int] = set()  # indices seen since the last jump back
+    jumps: list[tuple[object, int, int, set, int]] = []   # (result, high-water, u, run, gap frames)
+    out_of_order = jumps_back = wraps = 0
+    unwrapped: list[int | None] = [None] * len(results)   # per result: the unwrapped top index
+    for j, (i, r, u, idx) in enumerate(obs):
+        if hi is not None:
+            if u // modulus > last_u // modulus and u > hi:
+                wraps += 1
+                events.append(_event("wrap", r, index=idx))
+            if u < hi and u != last_u:
+                after = _next_other(obs, j)
+                if after is None or after >= hi:
+                    out_of_order += 1
+                    events.append(_event("out_of_order", r, index=idx, expected_after=hi % modulus))
+                else:   # the counter carries on from here: a new run
+                    jumps_back += 1
+                    events.append(_event("jump_back", r, index=idx, after=hi % modulus, back=hi - u))
+                    hi, run_seen = u, set()
+            elif u > hi + 1:
+                gap = gaps_before[i] - gaps_before[prev_i + 1] if i > prev_i else 0
+                jumps.append((r, hi, u, run_seen, gap))
+        hi = u if hi is None else max(hi, u)
+        seen.add(u)
+        run_seen.add(u)
+        last_u = u
+        if unwrapped[i] is None:
+            unwrapped[i] = u
+        prev_i = i
 
-    # -- drops: gaps in the high-water mark never filled later
+    # -- drops: gaps in the high-water mark never filled later; a gap of unknown frames may hide
+    # one index per frame
     dropped: list[int] = []
-    dropped_count = 0
-    for r, h0, u in jumps:
-        gap = u - h0 - 1
-        if gap > MAX_LISTED_DROPS:
-            dropped_count += gap
-            events.append(_event("drop", r, count=gap, after=h0 % modulus, before=u % modulus))
+    dropped_count = gap_indices = 0
+    for r, h0, u, run, gap in jumps:
+        span = u - h0 - 1
+        if span > MAX_LISTED_DROPS:
+            missing_n, missing = span, []
+        else:
+            missing = [v for v in range(h0 + 1, u) if v not in run]
+            missing_n = len(missing)
+        if missing_n == 0:
             continue
-        missing = [v for v in range(h0 + 1, u) if v not in seen]
-        if missing:
-            dropped_count += len(missing)
-            if len(dropped) < MAX_LISTED_DROPS:
-                dropped.extend(v % modulus for v in missing)
-            events.append(_event("drop", r, indices=[v % modulus for v in missing[:64]],
-                                 count=len(missing), after=h0 % modulus, before=u % modulus))
+        hidden = min(missing_n, gap)
+        gap_indices += hidden
+        lost = missing_n - hidden
+        where = {"after": h0 % modulus, "before": u % modulus}
+        if hidden:
+            events.append(_event("gap", r, frames=gap, indices_unknown=hidden, **where))
+        if not lost:
+            continue
+        dropped_count += lost
+        if hidden or not missing:   # which of them the gap showed is not known: counted, not listed
+            events.append(_event("drop", r, count=lost, **where))
+            continue
+        if len(dropped) < MAX_LISTED_DROPS:
+            dropped.extend(v % modulus for v in missing)
+        events.append(_event("drop", r, indices=[v % modulus for v in missing[:64]], count=lost, **where))
 
     # -- holds: runs of whole (ok) frames showing one index
     runs = _runs(results, unwrapped)
-    if capture_fps and display_fps:
+    rates_known = bool(capture_fps and display_fps)
+    if rates_known:
         k = capture_fps / display_fps
         k_source = "rates"
     else:
         k = _captures_per_presentation([n for _, n, _ in runs])
         k_source = "holds"
+    decoded = counts["ok"] + counts["torn"]
+    single = len(seen) == 1 and decoded >= 2
+    # None: cannot tell (fewer than two frames read, or one index at unknown rates)
+    frozen: bool | None = None if decoded < 2 or (single and not rates_known) else False
     repeated = 0
     for u, n, first in runs:
         if n > repeat_threshold(k):
             extra = max(1, round(n / k) - 1)
             repeated += extra
-            events.append(_event("repeat", first, index=u % modulus, captures=n, extra=extra))
+            if single:   # one index for the whole capture, at known rates: the display froze
+                frozen = True
+                events.append(_event("freeze", first, index=u % modulus, captures=n, extra=extra))
+            else:
+                events.append(_event("repeat", first, index=u % modulus, captures=n, extra=extra))
 
     # -- torn, undecodable and unreadable frames (runs of the latter two folded into one event)
     for r in results:
         if r.status == "torn":
             events.append(_event("torn", r, indices=[int(i) for i in r.indices]))
-    for status in ("undecodable", "unreadable"):
+    gap_runs = 0
+    prev_gap = False
+    for r in results:
+        is_gap = r.status in GAP_STATUSES
+        gap_runs += is_gap and not prev_gap
+        prev_gap = is_gap
+    for status in GAP_STATUSES:
         run: list = []
-        for r in list(results) + [None]:
+        for r in results + [None]:
             if r is not None and r.status == status:
                 run.append(r)
                 continue
@@ -144,24 +212,29 @@ def analyse(results: Sequence, modulus: int, capture_fps: float | None = None,
 
     times = [r.timestamp for r in results if r.timestamp is not None]
     duration = (max(times) - min(times)) if len(times) > 1 else None
-    if display_fps is None and capture_fps and k > 0:
+    if display_fps is None and capture_fps and k > 0 and not single:
         display_est = capture_fps / k
     else:
         display_est = display_fps
     summary = {
         "frames": len(results),
         "read": len(results) - counts["unreadable"],
-        "decoded": counts["ok"] + counts["torn"],
+        "decoded": decoded,
         "ok": counts["ok"],
         "undecodable": counts["undecodable"],
         "torn": counts["torn"],
         "unreadable": counts["unreadable"],
         "dropped": dropped,
         "dropped_count": dropped_count,
+        "gap_frames": counts["undecodable"] + counts["unreadable"],
+        "gap_runs": gap_runs,
+        "gap_indices": gap_indices,
         "repeated": repeated,
+        "frozen": frozen,
         "out_of_order": out_of_order,
+        "jumps_back": jumps_back,
         "wraps": wraps,
-        "first_index": None if lo is None else _first_index(results, modulus),
+        "first_index": None if hi is None else _first_index(results, modulus),
         "last_index": None if last_u is None else last_u % modulus,
         "distinct_indices": len(seen),
         "captures_per_frame": round(k, 3),
@@ -174,8 +247,8 @@ def analyse(results: Sequence, modulus: int, capture_fps: float | None = None,
     return SequenceReport(summary, events)
 
 
-_ORDER = {"unreadable": 0, "undecodable": 1, "torn": 2, "wrap": 3, "drop": 4, "out_of_order": 5,
-          "repeat": 6}
+_ORDER = {"unreadable": 0, "undecodable": 1, "torn": 2, "wrap": 3, "jump_back": 4, "gap": 5, "drop": 6,
+          "out_of_order": 7, "repeat": 8, "freeze": 9}
 
 
 def _first_index(results, modulus):
