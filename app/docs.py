@@ -48,6 +48,9 @@ ENV_VARS: dict[str, str] = {
                           "platform has GL) uses the vsync-paced GL presenter.",
     "TESTCARD_DEBUG": "`1` shows the Python traceback of an unexpected error (a bug) instead of the "
                       "one-line message and exit status 70; for bug reports.",
+    "DISPLAY": "The X11 display windows open on (with `WAYLAND_DISPLAY`, how testcard knows there is a "
+               "display at all: with neither, and no `QT_QPA_PLATFORM`, the window commands say so "
+               "in one line instead of starting).",
     "QT_QPA_PLATFORM": "Qt's window-system plugin: `xcb` (X11), `wayland`, or `offscreen` to run the "
                        "app with no display (what the tests and `packaging/build` use).",
     "CXX": "The C++ compiler for the `torch-compiled` path on CPU (Inductor); without one that path is "
