@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
 import time
+
+from core.atomic import is_stream, refuse_same_file, require_writable
 
 
 class CliError(Exception):
@@ -15,6 +19,61 @@ class CliError(Exception):
         self.code = code
 
 
+def one_line(text: str) -> str:
+    """``text`` with its line breaks and other control characters escaped: one line always."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+
+
+def os_error_text(exc: OSError) -> str:
+    """An ``OSError`` as ``FILE: reason`` (``FILE -> OTHER: reason`` for a rename)."""
+    what = exc.strerror or str(exc) or type(exc).__name__
+    if exc.filename is None:
+        return what
+    where = os.fsdecode(exc.filename)
+    if exc.filename2 is not None:
+        where += f" -> {os.fsdecode(exc.filename2)}"
+    return f"{where}: {what}"
+
+
+def say_error(text: str) -> None:
+    """One ``testcard: error:`` line on stderr; silent when stderr itself is gone."""
+    with contextlib.suppress(OSError, ValueError):
+        print(f"testcard: error: {one_line(text)}", file=sys.stderr, flush=True)
+
+
+def quiet_stdout() -> None:
+    """Point stdout at the null device after its reader went away, so that the interpreter's
+    last flush does not fail again (the recipe in Python's ``signal`` docs)."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def check_output(path, what: str, hint: str = "", *, make_parent: bool = False):
+    """``path`` checked writable before long work starts (:func:`core.atomic.require_writable`);
+    a refusal is a ``CliError`` saying what the file is for and, with ``hint``, what to do."""
+    try:
+        return require_writable(path, make_parent=make_parent)
+    except ValueError as exc:
+        raise CliError(f"{exc} ({what}){'; ' + hint if hint else ''}") from None
+
+
+def refuse_overwriting_inputs(outputs, inputs) -> None:
+    """``ValueError`` (one sentence) when an output is one of the inputs, or two outputs are
+    one file; ``None`` outputs are skipped.  Run before any long work starts."""
+    ins = list(inputs)
+    seen: dict[str, object] = {}
+    for out in (o for o in outputs if o is not None):
+        refuse_same_file(out, *ins)
+        if is_stream(out):
+            continue
+        key = os.path.normcase(os.path.realpath(out))
+        if key in seen:
+            raise ValueError(f"cannot write {seen[key]} and {out}: they are the same file")
+        seen[key] = out
+
+
 def parse_sets(items) -> dict[str, str]:
     out = {}
     for item in items or []:
@@ -23,6 +82,36 @@ def parse_sets(items) -> dict[str, str]:
         k, v = item.split("=", 1)
         out[k.strip()] = v.strip()
     return out
+
+
+def add_transfer_arguments(p, mastering: bool = True) -> None:
+    """``--transfer`` (and, with ``mastering``, the mastering-display options): what a frame's
+    code values mean (``args.transfer``) and the master's display (:func:`mastering_from_args`)."""
+    from core.transfer import TRANSFERS
+
+    p.add_argument("--transfer", choices=TRANSFERS, default=None,
+                   help="what the code values mean: sdr (default; hdr_bars: pq), pq (SMPTE ST "
+                        "2084) or hlg (BT.2100); under pq or hlg a colour may be given in cd/m2, "
+                        "as --set color=203nits or 100nits,100nits,50nits")
+    if not mastering:
+        return
+    p.add_argument("--mastering-primaries", metavar="NAME|Rx,Ry,Gx,Gy,Bx,By",
+                   help="mastering display primaries for the HDR metadata: bt2020 (default), p3, "
+                        "bt709 or six CIE x,y numbers")
+    p.add_argument("--mastering-white", metavar="NAME|x,y",
+                   help="mastering display white point: d65 (default), dci or x,y")
+    p.add_argument("--mastering-max-nits", metavar="CD/M2",
+                   help="mastering display peak luminance, 1..65535 cd/m2 (default 1000)")
+    p.add_argument("--mastering-min-nits", metavar="CD/M2",
+                   help="mastering display black luminance, 0..6.5535 cd/m2 (default 0.0001)")
+
+
+def mastering_from_args(args) -> dict | None:
+    """The mastering-display options given (None when none were): for ``make_spec``."""
+    given = {"primaries": args.mastering_primaries, "white": args.mastering_white,
+             "max_nits": args.mastering_max_nits, "min_nits": args.mastering_min_nits}
+    given = {k: v for k, v in given.items() if v is not None}
+    return given or None
 
 
 def print_json(obj) -> None:

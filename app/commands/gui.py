@@ -27,6 +27,20 @@ def register(sub) -> None:
         description="Start the app. The options choose what it starts with; the window remembers "
                     "its state on close. Values are checked as `testcard render` checks them.")
     p.add_argument("--pattern", help="pattern to show first (see `testcard patterns`)")
+    add_start_options(p)
+    p.add_argument("--fullscreen", action="store_true", help="open the output fullscreen at start")
+    p.add_argument("--banner", action=argparse.BooleanOptionalAction, default=None,
+                   help="name the screen for a few seconds when the output goes fullscreen "
+                        "(default: on, or as last time)")
+    p.add_argument("--frames", type=int, default=0,
+                   help="quit after presenting this many frames (0: run until closed)")
+    p.set_defaults(func=run)
+
+
+def add_start_options(p) -> None:
+    """What a window starts with, shared by ``gui`` and ``show``: ``--set``, ``--preset``,
+    ``--play``, ``--size``, ``--bit-depth``, ``--limited``, ``--counter``, ``--counter-bits``,
+    ``--transfer`` and ``--screen`` (:func:`plan_start` checks them)."""
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="set a pattern parameter (repeatable); the others take their defaults, "
                         "as with `testcard render`")
@@ -46,13 +60,6 @@ def register(sub) -> None:
     p.add_argument("--screen", metavar="INDEX|NAME",
                    help="the output screen: its index (0, 1, ... as the Output menu lists them) or "
                         "its name when no other screen shares it")
-    p.add_argument("--fullscreen", action="store_true", help="open the output fullscreen at start")
-    p.add_argument("--banner", action=argparse.BooleanOptionalAction, default=None,
-                   help="name the screen for a few seconds when the output goes fullscreen "
-                        "(default: on, or as last time)")
-    p.add_argument("--frames", type=int, default=0,
-                   help="quit after presenting this many frames (0: run until closed)")
-    p.set_defaults(func=run)
 
 
 @dataclass(frozen=True)
@@ -145,6 +152,7 @@ def open_window(start: GuiStart):
         rec = resolve_screen(screen_records(), start.screen)
         s.output_screen, s.output_screen_id = rec.name, rec.identity.to_dict()
     win = MainWindow(frame_limit=start.frames, settings=s)
+    win.status_bar.session_transfer = start.transfer   # what the --set code values and nits mean
     if start.preset is not None:
         if start.play:
             win.play_preset(start.preset)

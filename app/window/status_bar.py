@@ -55,6 +55,8 @@ class StatusBar(QStatusBar):
         self.st_notice = ElidedLabel()   # the rounding note can be long: it elides, never widens
         self.st_apl = QLabel()
         self.st_signal = QLabel()   # SDR, or PQ/HLG code values and whether the surface is tagged HDR
+        # what a frame's code values mean when its spec says sdr: the session's ``gui --transfer``
+        self.session_transfer = "sdr"
         self.st_play = QLabel()   # preset playback, leftmost: what the meter is reading now
         self.st_play.setStyleSheet("font-weight: bold")
         self.st_play.hide()
@@ -80,7 +82,7 @@ class StatusBar(QStatusBar):
             self.st_pacing.setText("vsync-locked")
         self.st_pacing.setToolTip(lp.monitor.reason)
         self.st_notice.setText(lp.rounding_note)
-        self.show_signal(s.transfer, lp.presenter)
+        self.show_signal(s.transfer if s.transfer != "sdr" else self.session_transfer, lp.presenter)
 
     def show_signal(self, transfer: str, window) -> None:
         """Say plainly whether the output signal is tagged HDR (:func:`app.qapp.surface_signal`):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import numbers
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -10,9 +11,11 @@ from typing import Any
 
 from core import xp as X
 from core.counter import CounterGeometry, geometry_for
-from core.levels import Levels
-from core.patterns.registry import get_pattern, jsonable
+from core.levels import Levels, parse_number, shown
+from core.patterns.hdr_metadata import DEFAULT_MASTERING, Mastering, hdr_fields, parse_mastering
+from core.patterns.registry import Pattern, get_pattern, jsonable
 from core.plan import Rows
+from core.transfer import check_transfer, resolve_nits
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,8 @@ class Spec:
     dtype: str = "uint16"
     roi: tuple[int, int, int, int] | None = None
     counter_bits: int | None = None
+    transfer: str = "sdr"                     # sdr, pq or hlg: what the code values mean
+    mastering: Mastering = DEFAULT_MASTERING  # the HDR master's display (pq and hlg only)
 
     @property
     def levels(self) -> Levels:
@@ -52,16 +57,27 @@ class Spec:
 
     def replace(self, **changes) -> Spec:
         d = self.to_dict()
+        if "transfer" in changes and "params" not in changes and "transfer" in d["params"]:
+            d["params"]["transfer"] = changes["transfer"]   # a pattern drawn per transfer follows
         d.update(changes)
         return make_spec(d.pop("pattern"), d.pop("params"), **d)
 
+    def signal_fields(self, frame) -> dict:
+        """The sidecar's ``signal`` entry (the transfer and range, and that a file tags nothing
+        HDR) and, under PQ or HLG, its ``hdr`` entry: MaxCLL and MaxFALL of ``frame`` (this
+        spec rendered) and the mastering display (:func:`core.patterns.hdr_metadata.hdr_fields`)."""
+        return hdr_fields(self, frame)
+
     def to_dict(self) -> dict:
-        return {"pattern": self.pattern,
-                "params": {k: jsonable(v) for k, v in self.params},
-                "width": self.width, "height": self.height, "bit_depth": self.bit_depth,
-                "limited": self.limited, "dtype": self.dtype,
-                "roi": list(self.roi) if self.roi is not None else None,
-                "counter_bits": self.counter_bits}
+        d = {"pattern": self.pattern,
+             "params": {k: jsonable(v) for k, v in self.params},
+             "width": self.width, "height": self.height, "bit_depth": self.bit_depth,
+             "limited": self.limited, "dtype": self.dtype,
+             "roi": list(self.roi) if self.roi is not None else None,
+             "counter_bits": self.counter_bits, "transfer": self.transfer}
+        if self.transfer != "sdr":
+            d["mastering"] = self.mastering.to_dict()
+        return d
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=True)
@@ -74,47 +90,116 @@ class Spec:
 
 def make_spec(pattern: str, params: Mapping[str, Any] | None = None, *, width: int, height: int,
               bit_depth: int = 10, limited: bool = False, dtype: str = "uint16",
-              roi=None, counter_bits: int | None = None) -> Spec:
+              roi=None, counter_bits: int | None = None, transfer: str | None = None,
+              mastering=None) -> Spec:
     """Validate everything and resolve every parameter (defaults filled in).
 
-    Raises ``ValueError`` with one clear sentence for: unknown pattern or
-    parameter, a value out of range, a colour over the bit depth, a dtype that
-    cannot hold the bit depth exactly, a bad size or region.
+    Raises one ``ValueError`` naming the parameter for: an unknown pattern or parameter, a
+    value of the wrong type (true/false where a number belongs), a non-finite or overflowing
+    number, a value out of range, a colour over the bit depth, more steps or tiles than
+    pixels, a dtype that cannot hold the bit depth exactly, a size outside 1..16384 per side
+    (so at most 2**28 pixels), or a region that is empty or wholly outside the frame.
+
+    ``transfer`` (sdr, pq or hlg; sdr when not given) says what the code values mean: under
+    pq or hlg a colour may be given in cd/m2 (``203nits``, ``100nits,100nits,50nits``),
+    converted to code values here (:func:`core.transfer.resolve_nits`); under sdr that is
+    refused.  ``mastering`` (pq and hlg only) describes the mastering display
+    (:func:`core.patterns.hdr_metadata.parse_mastering`; BT.2020, D65, 0.0001..1000 cd/m2).
     """
     pat = get_pattern(pattern)
-    for name, v in (("width", width), ("height", height)):
-        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 16384:
-            raise ValueError(f"{name} must be an integer 1..16384, got {v!r}")
-    if isinstance(bit_depth, bool) or not isinstance(bit_depth, int):
-        raise ValueError(f"bit depth must be an integer 1..16, got {bit_depth!r}")
-    levels = Levels(bit_depth, bool(limited))
+    width = _side("width", width)
+    height = _side("height", height)
+    if isinstance(bit_depth, bool) or not isinstance(bit_depth, numbers.Integral):
+        raise ValueError(f"bit_depth: expected an integer 1..16, got {shown(bit_depth)}")
+    if isinstance(limited, numbers.Integral) and limited in (0, 1):
+        limited = bool(limited)
+    else:
+        raise ValueError(f"limited: expected true/false, got {shown(limited)}")
+    bit_depth = int(bit_depth)
+    levels = Levels(bit_depth, limited)
     if bit_depth < pat.min_bits:
         raise ValueError(f"pattern {pattern!r} needs at least {pat.min_bits} bits")
+    if not isinstance(dtype, str) or len(dtype) > 32:
+        raise ValueError(f"dtype: expected a dtype name such as uint16, got {shown(dtype)}")
     X.check_dtype(dtype, bit_depth)
+    if params is not None and not isinstance(params, Mapping):
+        raise ValueError(f"params: expected names and values, got {shown(params)}")
     given = dict(params or {})
+    transfer = _transfer(pat, given, transfer, levels)
+    mastering = parse_mastering(mastering)
+    if transfer == "sdr" and mastering != DEFAULT_MASTERING:
+        raise ValueError("mastering: the mastering display describes an HDR master; it needs "
+                         "transfer pq or hlg")
     resolved = []
     for p in pat.params:
         raw = given.pop(p.name, p.default)
+        if p.kind in ("colour", "palette"):
+            raw = resolve_nits(raw, p.kind, levels, transfer, p.name)   # 203nits -> code values
         resolved.append((p.name, p.resolve(raw, levels)))
     if given:
         pat.param(next(iter(given)))  # raises with the known names
+    pat.fits(dict(resolved, _limited=limited), width, height)
     if roi is not None:
-        try:
-            roi = tuple(int(v) for v in roi)
-        except (TypeError, ValueError):
-            raise ValueError(f"roi must be four integers x,y,w,h, got {roi!r}") from None
-        if len(roi) != 4 or roi[2] < 0 or roi[3] < 0:
-            raise ValueError(f"roi must be x,y,w,h with w,h >= 0, got {roi!r}")
+        roi = _region(roi, width, height)
     if counter_bits is not None:
         if pattern == "counter":
             raise ValueError("the counter pattern already is a counter; drop the overlay")
-        CounterGeometry.compat(width, height, int(counter_bits))
-        counter_bits = int(counter_bits)
-    spec = Spec(pattern, tuple(resolved), width, height, bit_depth, bool(limited), dtype, roi,
-                counter_bits)
+        counter_bits = parse_number(counter_bits, "counter_bits", integer=True)
+        CounterGeometry.compat(width, height, counter_bits)
+    spec = Spec(pattern, tuple(resolved), width, height, bit_depth, limited, dtype, roi,
+                counter_bits, transfer, mastering)
     if pattern == "counter":
         spec.counter_geometry()  # refuses a panel that does not fit
     return spec
+
+
+def _transfer(pat: Pattern, given: dict, transfer, levels: Levels) -> str:
+    """The spec's transfer: ``transfer`` (sdr when not given).  A pattern drawn per transfer
+    declares a ``transfer`` parameter (hdr_bars: pq or hlg); that parameter is the spec's
+    transfer, the spec's ``transfer`` fills it when it is not set, and the two must agree."""
+    chosen = None if transfer is None else check_transfer(transfer)
+    own = next((p for p in pat.params if p.name == "transfer"), None)
+    if own is None:
+        return chosen or "sdr"
+    if "transfer" in given:
+        value = own.resolve(given["transfer"], levels)
+        if chosen is not None and chosen != value:
+            raise ValueError(f"transfer: {pat.name} is set to {value} (its transfer parameter) "
+                             f"but the frame's transfer is {chosen}; give one of them")
+        return value
+    if chosen is None:
+        return own.default
+    if chosen not in own.choices:
+        raise ValueError(f"transfer: {pat.name} is drawn for {' or '.join(own.choices)} only, "
+                         f"not {chosen}")
+    given["transfer"] = chosen
+    return chosen
+
+
+def _side(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+            or not 1 <= value <= MAX_SIDE:
+        raise ValueError(f"{name}: expected an integer 1..{MAX_SIDE}, got {shown(value)}")
+    return int(value)
+
+
+def _region(roi, width: int, height: int) -> tuple[int, int, int, int]:
+    """``x,y,w,h`` (four integers, or text ``"x,y,w,h"``) that covers at least one pixel of the
+    frame; a region past an edge is clipped when rendered, one wholly outside is refused."""
+    if isinstance(roi, str):
+        parts = [v for v in roi.replace(" ", "").split(",")] if len(roi) <= 200 else []
+    elif isinstance(roi, (list, tuple)):
+        parts = list(roi)
+    else:
+        parts = []
+    if len(parts) != 4:
+        raise ValueError(f"roi: expected four integers x,y,w,h, got {shown(roi)}")
+    x, y, w, h = (parse_number(v, "roi", integer=True) for v in parts)
+    if w < 1 or h < 1:
+        raise ValueError(f"roi: width and height must be at least 1 pixel, got {w}x{h}")
+    if x >= width or y >= height or x + w <= 0 or y + h <= 0:
+        raise ValueError(f"roi: {x},{y},{w},{h} lies wholly outside the {width}x{height} frame")
+    return x, y, w, h
 
 
 @dataclass
@@ -151,21 +236,22 @@ SIZE_ALIASES: dict[str, tuple[int, int]] = {"720p": (1280, 720), "1080p": (1920,
                                             "1440p": (2560, 1440), "2160p": (3840, 2160),
                                             "4k": (3840, 2160)}
 MAX_SIDE = 16384
-_SIZE = re.compile(r"\s*(\d+)\s*[xX]\s*(\d+)\s*")
+_SIZE = re.compile(r"\s*(\d{1,12})\s*[xX]\s*(\d{1,12})\s*")
 
 
 def parse_size(text: str, aliases: Mapping[str, tuple[int, int]] = SIZE_ALIASES) -> tuple[int, int]:
-    """``WIDTHxHEIGHT`` or one of ``aliases`` to ``(width, height)``, each side 1..16384.
+    """``WIDTHxHEIGHT`` or one of ``aliases`` to ``(width, height)``, each side 1..16384
+    (so at most 2**28 pixels).
 
     ``ValueError`` with one sentence for anything else.
     """
-    low = str(text).strip().lower()
+    low = str(text).strip().lower() if isinstance(text, str) else ""
     if low in aliases:
         return aliases[low]
-    m = _SIZE.fullmatch(low)
+    m = _SIZE.fullmatch(low) if len(low) <= 40 else None
     if not m:
         raise ValueError(f"size must be WIDTHxHEIGHT, as one of {', '.join(aliases)} or WxH "
-                         f"(e.g. 1920x1080), got {text!r}")
+                         f"(e.g. 1920x1080), got {shown(text)}")
     w, h = int(m.group(1)), int(m.group(2))
     if not (1 <= w <= MAX_SIDE and 1 <= h <= MAX_SIDE):
         raise ValueError(f"size {w}x{h} is outside 1..{MAX_SIDE} per side")
