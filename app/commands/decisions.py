@@ -14,8 +14,11 @@ def register(sub) -> None:
     p = sub.add_parser("decisions", help="the render-path decision cache: show, which, export, "
                                          "import, clear",
                        description="Verdicts measured by `testcard measure`, keyed by device "
-                                   "fingerprint and band. Lookup order: the TESTCARD_RENDER_PATH "
-                                   "pin, then this device's cached verdict, then the default.")
+                                   "fingerprint, band and form (live: raced in the real presenter; "
+                                   "render: renders in isolation). Lookup order: the "
+                                   "TESTCARD_RENDER_PATH pin, then this device's cached verdict "
+                                   "(for each band its live verdict first, then its render one), "
+                                   "then the default.")
     p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
     ds = p.add_subparsers(dest="decisions", metavar="ACTION")
 
@@ -84,12 +87,19 @@ def run_show(args) -> int:
           "here = measured for a device of this box", file=sys.stderr)
     flat = []
     for r in rows:
+        late = r["late"] or {}
         row = {"device": r["device"], "here": "yes" if r["here"] else "", "band": r["band"],
-               "winner": r["winner"], "measured_at": r["measured_at"], "torch": r["torch"]}
+               "form": r["form"], "winner": r["winner"],
+               "winner_late": late.get(r["winner"]) if r["late"] is not None else "",
+               "measured_at": r["measured_at"], "torch": r["torch"]}
         for p in PATHS:
             row[p] = r["median_ms"].get(p)
         flat.append(row)
-    print_table(flat, ["device", "here", "band", "winner", *PATHS, "measured_at", "torch"])
+    print_table(flat, ["device", "here", "band", "form", "winner", "winner_late", *PATHS,
+                       "measured_at", "torch"])
+    if any(r["form"] == "live" for r in rows):
+        print("# live rows: per-path figures are the median of each round's p99 frame cost "
+              "(render + transfer + upload); winner_late = the winner's late frames", file=sys.stderr)
     return 0
 
 
@@ -105,7 +115,17 @@ def run_which(args) -> int:
         print_json(d.to_dict())
         return 0
     print(f"{band} on {d.device} ({d.fingerprint}): {d.path}")
-    print(f"source: {d.source} -- {d.reason}")
+    how = {"live": " (live race)", "render": " (render race)"}.get(d.form, "")
+    print(f"source: {d.source}{how} -- {d.reason}")
+    if d.form == "live" and d.entry is not None:
+        e = d.entry
+        c = e["candidates"][d.path]
+        print(f"form: live at {1000.0 / e['period_ms']:.2f} Hz; {d.path}: {c['late']} late frame(s) "
+              f"of {e['rounds'] * e['frames']}, p99 present interval {c['interval_p99_ms']:.2f} ms, "
+              f"p99 frame cost {c['cost_p99_ms']:.2f} ms")
+    elif d.form == "render":
+        print("form: render (renders in isolation; `testcard measure --form live` races in the "
+              "real presenter)")
     for why in d.fallthrough:
         print(f"fell through: {why}")
     return 0
@@ -142,7 +162,7 @@ def run_import(args) -> int:
         return 0
     print(f"{args.file}: {receipt.summary()}")
     if receipt.entries:
-        print_table(receipt.entries, ["action", "device", "band", "winner"])
+        print_table(receipt.entries, ["action", "device", "band", "form", "winner"])
     for w in receipt.warnings:
         print(f"warning: {w}")
     return 0

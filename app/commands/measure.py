@@ -1,12 +1,18 @@
-"""``testcard measure``: race the render paths on bands of work and record the verdicts."""
+"""``testcard measure``: race the render paths on bands of work and record the verdicts.
+
+Two forms: ``--form live`` races inside the real presenter (:mod:`app.commands.measure_live`;
+the default where a display is available), ``--form render`` times each render in isolation
+(headless boxes, CI; the default where there is no display)."""
 
 from __future__ import annotations
 
 import sys
 
-from app.commands.common import Progress, print_json, print_table
+from app.commands.common import Progress, check_output, print_json, print_table
+from app.commands.measure_live import live_display_problem, run_live
 
 DEFAULT_BANDS = ("animated@1080p/rgb10", "animated@2160p/rgb10")
+FORMS = ("live", "render")
 
 
 def register(sub) -> None:
@@ -14,20 +20,31 @@ def register(sub) -> None:
         "measure", help="race the render paths on bands of work and record the winners",
         description="Race the render paths (numpy, torch-eager, torch-compiled, torch-cudagraphs) "
                     "on each band: parity with numpy first, then paired rounds in rotated order. "
-                    "A path replaces the simpler default only when it is faster by more than the "
-                    "margin beyond the measured spread. Verdicts go to the decision cache unless "
-                    "--no-record.")
+                    "--form live presents every candidate in the real output window at the "
+                    "screen's cadence: fewer late frames win, then the lower p99 frame cost "
+                    "(render + transfer + upload), each beyond the spread and the margin; compile "
+                    "and warm-up frames are reported and never counted. --form render times each "
+                    "render in isolation: a path replaces the simpler default only when it is "
+                    "faster by more than the margin beyond the measured spread. Verdicts go to "
+                    "the decision cache unless --no-record; a live verdict outranks a render one.")
     p.add_argument("--band", action="append", metavar="NAME",
                    help="FAMILY@RESOLUTION/FORMAT, e.g. counter@2160p/rgb10 (repeatable; default "
-                        + ", ".join(DEFAULT_BANDS) + ")")
+                        + ", ".join(DEFAULT_BANDS) + "); a live race records the band in the "
+                        "format the output surface shows")
     p.add_argument("--candidates", action="append", metavar="PATHS",
                    help="render paths to race, comma-separated or repeated (default: every path)")
     p.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N or mps (default cpu)")
+    p.add_argument("--form", choices=FORMS, default=None,
+                   help="live: in the real presenter on a screen; render: renders in isolation "
+                        "(default: live where a display is available, else render)")
+    p.add_argument("--screen", type=int, default=None, metavar="N",
+                   help="the screen a live race presents on, by index (default: the primary)")
     p.add_argument("--rounds", type=int, default=9, help="rounds, candidates rotated (default 9)")
     p.add_argument("--frames", type=int, default=50, help="timed frames per round (default 50)")
     p.add_argument("--warmup", type=int, default=5, help="untimed frames per round (default 5)")
     p.add_argument("--margin", type=float, default=3.0, metavar="PCT",
-                   help="how much faster, in %% beyond the spread, a challenger must be (default 3)")
+                   help="how much faster (render), or how many fewer late frames and how much "
+                        "cheaper (live), in %% beyond the spread, a challenger must be (default 3)")
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per band")
     p.add_argument("--no-record", action="store_true", help="measure only; leave the cache alone")
     p.set_defaults(func=run)
@@ -50,23 +67,42 @@ def parse_candidates(items) -> list[str] | None:
 def result_json(result, fp: str, recorded: bool) -> dict:
     from core.decisions import candidate_figures
 
-    return {"band": result.band, "device": result.device, "fingerprint": fp,
-            "winner": result.winner, "reason": result.reason, "recorded": recorded,
-            "rounds": result.settings.rounds, "frames": result.settings.frames,
-            "margin_pct": round(result.settings.margin * 100, 3),
-            "candidates": candidate_figures(result)}
+    out = {"band": result.band, "device": result.device, "fingerprint": fp, "form": result.form,
+           "winner": result.winner, "reason": result.reason, "recorded": recorded,
+           "rounds": result.settings.rounds, "frames": result.settings.frames,
+           "margin_pct": round(result.settings.margin * 100, 3),
+           "candidates": candidate_figures(result)}
+    if result.form == "live":
+        out["period_ms"] = result.period_ms
+    return out
 
 
 def result_rows(result) -> list[dict]:
     rows = []
     for n, c in result.candidates.items():
-        rows.append({"band": result.band, "path": n + (" *" if n == result.winner else ""),
-                     "status": c.status, "median_ms": c.median_ms, "spread_ms": c.spread_ms,
-                     "compile_s": c.compile_s,
-                     "vs_default": (f"{c.median_ms / result.default_ms:.2f}x"
-                                    if c.median_ms and result.default_ms else ""),
-                     "note": c.reason[:60]})
+        row = {"band": result.band, "path": n + (" *" if n == result.winner else ""),
+               "status": c.status, "median_ms": c.median_ms, "spread_ms": c.spread_ms,
+               "compile_s": c.compile_s,
+               "vs_default": (f"{c.median_ms / result.default_ms:.2f}x"
+                              if c.median_ms and result.default_ms else ""),
+               "note": c.reason[:60]}
+        if result.form == "live":
+            row.update(late=f"{c.late}/{c.timed_frames}" if c.late is not None else "",
+                       interval_p99_ms=c.interval_p99_ms, cost_p99_ms=c.cost_p99_ms)
+        rows.append(row)
     return rows
+
+
+RENDER_COLUMNS = ["band", "path", "status", "median_ms", "spread_ms", "compile_s", "vs_default", "note"]
+LIVE_COLUMNS = ["band", "path", "status", "late", "interval_p99_ms", "cost_p99_ms", "median_ms",
+                "spread_ms", "compile_s", "vs_default", "note"]
+
+
+def resolve_form(form: str | None) -> str:
+    """``--form`` as given, else live where a display is available and render elsewhere."""
+    if form is not None:
+        return form
+    return "render" if live_display_problem() else "live"
 
 
 def run(args) -> int:
@@ -87,8 +123,11 @@ def run(args) -> int:
     bands = list(dict.fromkeys(bands))
     paths = parse_candidates(args.candidates)
     check_device(args.device)
+    form = resolve_form(args.form)
     if not 0 <= args.margin < 100:
         raise ValueError(f"--margin is a percentage 0..100, got {args.margin:g}")
+    if args.screen is not None and form != "live":
+        raise ValueError("--screen is where a live race presents; it needs --form live")
     settings = RaceSettings(rounds=args.rounds, frames=args.frames, warmup=args.warmup,
                             margin=args.margin / 100.0)
     fp = fingerprint(args.device)
@@ -96,46 +135,63 @@ def run(args) -> int:
     for band in bands:
         runnable, unavailable, _ = band_candidates(band, args.device, paths)
         band.spec()  # refuses a band whose representative frame cannot be built here
+        if not runnable:
+            raise ValueError(f"no candidate can run on {args.device} for {band.name}: "
+                             + "; ".join(f"{k}: {v}" for k, v in unavailable.items()))
         plans.append((band, runnable, unavailable))
-    total = sum(len(r) * settings.frames_per_candidate for _, r, _ in plans)
+    per = settings.live_frames_per_candidate if form == "live" else settings.frames_per_candidate
+    total = sum(len(r) * per for _, r, _ in plans)
     prog = Progress(total, "measure")
-    done_before = 0
     out, recorded_bands = [], []
     cache = DecisionCache()
+    if not args.no_record:
+        check_output(cache.path, "the decision cache", "--no-record measures without recording",
+                     make_parent=True)
+        cache.check_writable()   # also a cache from a newer testcard, or one it cannot read
+    base = {}
+
+    def announce(band, raced=None, setup=None):
+        names = ", ".join(c.name for b, r, _ in plans if b == band for c in r) or "none"
+        print(f"measure: {band.name} on {args.device} ({fp}): {names}", file=sys.stderr)
+        if raced is not None:
+            print(f"measure: live on screen {setup['screen']} at {setup['refresh_hz']:.2f} Hz, "
+                  f"{setup['presenter']} presenter, {setup['surface_bits']}-bit surface, "
+                  f"{setup['pacing']} pacing: racing {raced.name}", file=sys.stderr)
+        i = [b for b, _, _ in plans].index(band)
+        base[(raced or band).name] = sum(len(r) * per for _, r, _ in plans[:i])   # frames before it
+
+    def step(name, p):
+        note = {"open": f"{name} starting {p.candidate}", "parity": f"{name} parity",
+                "round": f"{name} round {p.round + 1} {p.candidate}", "done": f"{name} done"}[p.phase]
+        prog.update(base.get(name, 0) + p.done, note)
+
+    def finished(result):
+        recorded = False
+        if not args.no_record and result.winner is not None:
+            record_result(result, cache)
+            recorded = True
+            recorded_bands.append(result.band)
+        out.append((result, recorded))
+
     with report_warnings():
-        for band, runnable, unavailable in plans:
-            names = ", ".join(c.name for c in runnable) or "none"
-            print(f"measure: {band.name} on {args.device} ({fp}): {names}", file=sys.stderr)
-            if not runnable:
-                raise ValueError(f"no candidate can run on {args.device} for {band.name}: "
-                                 + "; ".join(f"{k}: {v}" for k, v in unavailable.items()))
-            base = done_before
-
-            def step(p, base=base, band=band):
-                note = {"open": f"{band.name} starting {p.candidate}",
-                        "parity": f"{band.name} parity",
-                        "round": f"{band.name} round {p.round + 1} {p.candidate}",
-                        "done": f"{band.name} done"}[p.phase]
-                prog.update(base + p.done, note)
-
-            request = RaceRequest(band, args.device, tuple(paths or ()), settings)
-            result = run_race(request.steps(), step)
-            done_before += len(runnable) * settings.frames_per_candidate
-            recorded = False
-            if not args.no_record and result.winner is not None:
-                record_result(result, cache)
-                recorded = True
-                recorded_bands.append(band.name)
-            out.append((result, recorded))
+        if form == "live":
+            run_live(args, plans, settings, paths, announce, lambda b, p: step(b.name, p), finished)
+        else:
+            for band, _runnable, _unavailable in plans:
+                announce(band)
+                request = RaceRequest(band, args.device, tuple(paths or ()), settings)
+                finished(run_race(request.steps(), lambda p, b=band: step(b.name, p)))
         prog.close()
     if args.json:
         print_json([result_json(r, fp, rec) for r, rec in out])
     else:
+        how = ("live in the real presenter: fewer late frames win, then the lower p99 frame cost; "
+               "median_ms = median of each round's p99 render+transfer+upload"
+               if form == "live" else "render form (isolated renders)")
         print(f"# {fp}; {settings.rounds} rounds x ({settings.warmup} warm-up + {settings.frames} "
-              f"timed frames); margin {args.margin:g} %; * = winner")
+              f"timed frames); margin {args.margin:g} %; {how}; * = winner")
         print_table([row for r, _ in out for row in result_rows(r)],
-                    ["band", "path", "status", "median_ms", "spread_ms", "compile_s", "vs_default",
-                     "note"])
+                    LIVE_COLUMNS if form == "live" else RENDER_COLUMNS)
         for r, rec in out:
             print(f"{r.band}: {r.winner or 'no winner'} -- {r.reason}"
                   + (" [recorded]" if rec else ""))

@@ -1,74 +1,80 @@
 """The Measure panel: race the render paths on a band, see the verdict, save and ship it.
 
 The widget shows and collects; the race (``core.decisions.RaceRequest.steps``) and the cache
-(``core.decisions.DecisionCache``) do the work.  A race runs from an immutable ``RaceRequest`` as the
-panel's job (:class:`~app.workers.JobPanel`, a :class:`~app.workers.GeneratorWorker`):
-progress arrives on the GUI thread a few times a second (and at every change of phase),
-Cancel stops it at the next step, and a cancelled race records nothing.  Saving, export and
-import run on the panel's :class:`~app.workers.TaskRunner` (the cache lock may wait on another
-process).  The chart is :class:`~app.panels.race_chart.RaceChart`.
+(``core.decisions.DecisionCache``) do the work.  A race runs in one of two forms: ``live``, the
+candidates presented in turn by the main window's own live loop on the output screen
+(:class:`~app.panels.live_race.LiveOutput`; the default where a display is available), or
+``render``, each render timed in isolation (the default on a headless platform).
+
+A race runs from an immutable ``RaceRequest`` as the panel's job (:class:`~app.workers.JobPanel`,
+a :class:`~app.workers.GeneratorWorker`): progress arrives on the GUI thread a few times a
+second (and at every change of phase), Cancel stops it at the next step, and a cancelled race
+records nothing.  Saving, export and import are
+:class:`~app.panels.decision_files.DecisionFileActions`.  The chart is
+:class:`~app.panels.race_chart.RaceChart`, the table :class:`~app.panels.race_table.RaceTable`,
+the band picker :class:`~app.panels.band_picker.BandPicker`.
+
+The panel receives what it offers: the device list, the live output's device and band (its
+default band: the pattern on screen, its size, the surface's display format) and the race's
+default settings.  A saved or imported verdict emits ``decisions_changed``; the main window
+chooses the live output's render path again on it, so a verdict takes effect at once.
 
 For the main window (``app/panels/__init__.py``): ``PANEL_TITLE``, ``PANEL_AREA`` and
 ``create_panel(main_window)``; ``shutdown()`` stops the workers.
 
-One piece (about 500 lines): band picker, candidates, race controls, the live table and the
-decision files are one form -- every state change goes through ``_update_buttons``, and the
-table and chart are redrawn together from each progress and result -- so what stands alone
-(the worker, the chart) has moved out and the rest is its layout and its slots.
+One piece (about 470 lines): candidates, race controls and the live table are one form --
+every state change goes through ``_update_buttons``, and the table and chart are redrawn
+together from each progress and result -- so what stands alone (the worker, the chart, the
+table, the band picker, the live output, the decision files) has moved out and the rest is its
+layout and its slots.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDoubleSpinBox,
-    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QSpinBox,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
 )
 
-from app.panels.race_chart import WINNER_COLOUR, RaceChart
+from app.dialogs import FileDialogs
+from app.panels.band_picker import BandPicker
+from app.panels.decision_files import DecisionFileActions
+from app.panels.live_race import LiveOutput
+from app.panels.race_chart import RaceChart
+from app.panels.race_table import RaceTable
 from app.workers import JobPanel
 from core.decisions import (
-    BAND_FORMATS,
-    RESOLUTIONS,
     Band,
+    LiveOutputLost,
     RaceProgress,
     RaceRequest,
     RaceResult,
     RaceSettings,
-    export_decisions,
-    families,
     fingerprint,
-    import_decisions,
-    make_band,
-    parse_band,
-    record_result,
 )
-from core.engine import PATHS, available_devices, available_paths
+from core.engine import PATHS, available_paths
 
 PANEL_TITLE = "Measure"
 PANEL_AREA = "bottom"
-CUSTOM = "custom WxH"
-COLUMNS = ["path", "status", "median ms", "spread ms", "compile s", "vs default", "note"]
+FORMS = {"live": "live (output window)", "render": "render (isolated)"}
+HEADLESS_PLATFORMS = ("offscreen", "minimal", "vnc")
 
 
-class MeasurePanel(JobPanel):
+class MeasurePanel(DecisionFileActions, JobPanel):
     """Band picker, candidates, start/cancel, progress, live results, chart, save/export/import."""
 
     race_started = Signal(str)
@@ -80,53 +86,55 @@ class MeasurePanel(JobPanel):
     decisions_exported = Signal(str, int)
     decisions_imported = Signal(object)
     file_failed = Signal(str)
+    decisions_changed = Signal()   # after a save or an import: the live output's path may change
 
-    def __init__(self, parent=None):
+    def __init__(self, devices=("cpu",), device: str = "cpu", live_band: Band | str | None = None,
+                 settings: RaceSettings | None = None, dialogs: FileDialogs | None = None,
+                 live_output=None, parent=None):
+        """``devices``: what the device picker offers (the main window's list); ``device`` and
+        ``live_band``: what the live output renders on and renders, the picker's defaults;
+        ``settings``: the race's default rounds, frames, warm-up and margin; ``live_output``:
+        ``() -> LiveOutput`` for live races (None: render races only)."""
         super().__init__("testcard-decisions-io", parent)
         self.setWindowTitle(PANEL_TITLE)
+        self.dialogs = dialogs or FileDialogs()
+        self._defaults = settings or RaceSettings()
+        self.live_source = None
         self.race_request: RaceRequest | None = None   # the race the worker runs
+        self.live_output = live_output
+        self.live: LiveOutput | None = None            # the output a live race presents on
         self._shown_phase: str | None = None
         self.result: RaceResult | None = None
         self.saved_key: str | None = None
         self._paths_here: dict[str, str | None] = {}
-        self._build()
+        self._build(devices, device, live_band)
         self._device_changed()
-        self._band_changed()
+        self._update_buttons()
 
     # ------------------------------------------------------------ layout
-    def _build(self) -> None:
+    def _build(self, devices, device: str, live_band) -> None:
+        # three columns, so the panel fits a low bottom dock: band | candidates and race | results
         outer = QHBoxLayout(self)
         left = QVBoxLayout()
+        middle = QVBoxLayout()
         outer.addLayout(left, 0)
+        outer.addLayout(middle, 0)
 
         self.fingerprint_label = QLabel()
         self.fingerprint_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.fingerprint_label.setWordWrap(True)
         left.addWidget(self.fingerprint_label)
 
-        band_box = QGroupBox("Band")
-        form = QFormLayout(band_box)
-        self.family_combo = QComboBox()
-        self.family_combo.addItems(families())
-        self.resolution_combo = QComboBox()
-        self.resolution_combo.addItems([*RESOLUTIONS, CUSTOM])
-        self.custom_size = QLineEdit()
-        self.custom_size.setPlaceholderText("e.g. 1920x1200")
-        self.custom_size.setEnabled(False)
-        self.format_combo = QComboBox()
-        self.format_combo.addItems(list(BAND_FORMATS))
-        self.format_combo.setCurrentText("rgb10")
+        self.picker = BandPicker(live_band)
+        # the picker's widgets, by the names the panel's tests and callers use
+        self.band_label, self.custom_size = self.picker.band_label, self.picker.custom_size
         self.device_combo = QComboBox()
-        self.device_combo.addItems(available_devices())
-        self.band_label = QLabel()
-        self.band_label.setWordWrap(True)
-        form.addRow("Pattern", self.family_combo)
-        form.addRow("Resolution", self.resolution_combo)
-        form.addRow("Custom size", self.custom_size)
-        form.addRow("Format", self.format_combo)
-        form.addRow("Device", self.device_combo)
-        form.addRow("Band", self.band_label)
-        left.addWidget(band_box)
+        self.device_combo.addItems(list(devices))
+        if device in devices:
+            self.device_combo.setCurrentText(device)
+        self.picker.layout().addRow("Device", self.device_combo)
+        left.addWidget(self.picker)
+        left.addStretch(1)
 
         cand_box = QGroupBox("Candidates")
         cl = QVBoxLayout(cand_box)
@@ -135,21 +143,33 @@ class MeasurePanel(JobPanel):
         self.candidate_list.setWordWrap(True)
         self.candidate_list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         cl.addWidget(self.candidate_list)
-        left.addWidget(cand_box)
+        middle.addWidget(cand_box)
 
         race_box = QGroupBox("Race")
         rf = QFormLayout(race_box)
-        defaults = RaceSettings()
+        defaults = self._defaults
         self.rounds_spin = QSpinBox(minimum=1, maximum=1000, value=defaults.rounds)
         self.frames_spin = QSpinBox(minimum=1, maximum=10000, value=defaults.frames)
         self.warmup_spin = QSpinBox(minimum=0, maximum=10000, value=defaults.warmup)
         self.margin_spin = QDoubleSpinBox(minimum=0.0, maximum=50.0, value=defaults.margin * 100,
                                           suffix=" %", decimals=1, singleStep=0.5)
+        self.form_combo = QComboBox()
+        for form, label in FORMS.items():
+            self.form_combo.addItem(label, form)
+        self.form_combo.setToolTip("live: each candidate presented on the output screen at its "
+                                   "cadence; fewer late frames win, then the lower p99 frame cost.\n"
+                                   "render: each render timed in isolation (headless boxes).")
+        if self.live_output is None:
+            self.form_combo.model().item(0).setEnabled(False)
+        live_default = self.live_output is not None \
+            and QGuiApplication.platformName() not in HEADLESS_PLATFORMS
+        self.form_combo.setCurrentIndex(0 if live_default else 1)
+        rf.addRow("Form", self.form_combo)
         rf.addRow("Rounds", self.rounds_spin)
         rf.addRow("Timed frames / round", self.frames_spin)
         rf.addRow("Warm-up frames / round", self.warmup_spin)
         rf.addRow("Margin", self.margin_spin)
-        left.addWidget(race_box)
+        middle.addWidget(race_box)
 
         buttons = QHBoxLayout()
         self.start_button = QPushButton("Start")
@@ -157,8 +177,8 @@ class MeasurePanel(JobPanel):
         self.cancel_button.setEnabled(False)
         buttons.addWidget(self.start_button)
         buttons.addWidget(self.cancel_button)
-        left.addLayout(buttons)
-        left.addStretch(1)
+        middle.addLayout(buttons)
+        middle.addStretch(1)
 
         right = QVBoxLayout()
         outer.addLayout(right, 1)
@@ -170,15 +190,12 @@ class MeasurePanel(JobPanel):
         right.addWidget(self.progress_bar)
         right.addWidget(self.status_label)
 
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        right.addWidget(self.table, 1)
-
+        self.table = RaceTable()
         self.plot = RaceChart()
-        right.addWidget(self.plot, 1)
+        results = QHBoxLayout()
+        results.addWidget(self.table, 3)
+        results.addWidget(self.plot, 2)
+        right.addLayout(results, 1)
 
         self.verdict_label = QLabel("")
         self.verdict_label.setWordWrap(True)
@@ -197,14 +214,12 @@ class MeasurePanel(JobPanel):
         right.addLayout(files)
         self.receipt_view = QPlainTextEdit()
         self.receipt_view.setReadOnly(True)
-        self.receipt_view.setMaximumHeight(120)
+        self.receipt_view.setMaximumHeight(90)
         self.receipt_view.setPlaceholderText("Import receipts and file messages appear here.")
         right.addWidget(self.receipt_view)
 
-        self.family_combo.currentTextChanged.connect(self._band_changed)
-        self.resolution_combo.currentTextChanged.connect(self._band_changed)
-        self.custom_size.textChanged.connect(self._band_changed)
-        self.format_combo.currentTextChanged.connect(self._band_changed)
+        self.picker.band_changed.connect(self._update_buttons)
+        self.form_combo.currentIndexChanged.connect(self._form_changed)
         self.device_combo.currentTextChanged.connect(self._device_changed)
         self.start_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
@@ -215,35 +230,22 @@ class MeasurePanel(JobPanel):
     # ------------------------------------------------------------ band and candidates
     def band(self) -> Band | None:
         """The band the picker names, or None (the reason is shown) when it names none."""
-        res = self.resolution_combo.currentText()
-        if res == CUSTOM:
-            res = self.custom_size.text().strip() or "?"
-        try:
-            return make_band(self.family_combo.currentText(), res, self.format_combo.currentText())
-        except ValueError as exc:
-            self._band_error = str(exc)
-            return None
+        return self.picker.band()
 
     def set_band(self, name: str) -> None:
         """Point the picker at a band name (e.g. ``animated@64x36/rgb10``)."""
-        b = parse_band(name)
-        self.family_combo.setCurrentText(b.family)
-        if b.resolution in RESOLUTIONS:
-            self.resolution_combo.setCurrentText(b.resolution)
-        else:
-            self.resolution_combo.setCurrentText(CUSTOM)
-            self.custom_size.setText(b.resolution)
-        self.format_combo.setCurrentText(b.fmt)
+        self.picker.set_band(name)
+
+    def set_live(self, band, path: str | None = None) -> None:
+        """The live output's band (and the path rendering it) changed: the picker follows it
+        unless another band was picked by hand."""
+        self.picker.set_live(band, path)
 
     @Slot()
-    def _band_changed(self, *_):
-        self.custom_size.setEnabled(self.resolution_combo.currentText() == CUSTOM)
-        b = self.band()
-        if b is None:
-            self.band_label.setText(f"<span style='color:#c33'>{self._band_error}</span>")
-        else:
-            self.band_label.setText(f"<b>{b.name}</b>")
-        self._update_buttons()
+    def refresh_live(self) -> None:
+        """Ask :attr:`live_source` (``() -> (band, path)``, set by ``create_panel``) again."""
+        if self.live_source is not None:
+            self.set_live(*self.live_source())
 
     @Slot()
     def _device_changed(self, *_):
@@ -283,8 +285,22 @@ class MeasurePanel(JobPanel):
         return tuple(n for n, it in self.candidate_items().items()
                      if it.flags() & Qt.ItemIsEnabled and it.checkState() == Qt.Checked)
 
+    def form(self) -> str:
+        """The form the next race runs in: ``live`` or ``render``."""
+        return self.form_combo.currentData()
+
+    def set_form(self, form: str) -> None:
+        self.form_combo.setCurrentIndex(self.form_combo.findData(form))
+
+    @Slot()
+    def _form_changed(self, *_) -> None:
+        self.plot.setLabel("left", "p99 frame cost (ms)" if self.form() == "live"
+                           else "median frame time (ms)")
+        self._update_buttons()
+
     def _update_buttons(self) -> None:
         running = self.running
+        self.form_combo.setEnabled(not running)
         self.start_button.setEnabled(not running and self.band() is not None)
         self.cancel_button.setEnabled(running)
         self.save_button.setEnabled(not running and self.result is not None
@@ -294,13 +310,31 @@ class MeasurePanel(JobPanel):
     def request(self) -> RaceRequest:
         band = self.band()
         if band is None:
-            raise ValueError(self._band_error)
+            raise ValueError(self.picker.error)
         paths = self.checked_paths()
         if not paths:
             raise ValueError("tick at least one candidate")
         settings = RaceSettings(rounds=self.rounds_spin.value(), frames=self.frames_spin.value(),
                                 warmup=self.warmup_spin.value(), margin=self.margin_spin.value() / 100)
         return RaceRequest(band, self.device_combo.currentText(), paths, settings)
+
+    def _live_request(self, req: RaceRequest) -> RaceRequest:
+        """``req`` in the live form: the output opened on its screen showing the band (the
+        band in the output surface's format); ``ValueError`` when it cannot be shown."""
+        if self.live_output is None:
+            raise ValueError("live races need the main window's output; race in the render form")
+        live = self.live = self.live_output()
+        try:
+            band = live.open(req.band, req.device)
+        except Exception:
+            self._close_live()
+            raise
+        return RaceRequest(band, req.device, req.paths, req.settings, form="live", present=live.present)
+
+    def _close_live(self) -> None:
+        live, self.live = self.live, None
+        if live is not None:
+            live.close()
 
     @Slot()
     def start(self) -> None:
@@ -311,6 +345,14 @@ class MeasurePanel(JobPanel):
         except ValueError as exc:
             self.status_label.setText(str(exc))
             return
+        if self.form() == "live":
+            self.status_label.setText(f"Opening the output for {req.band.name}...")
+            try:
+                req = self._live_request(req)
+            except Exception as exc:  # noqa: BLE001 - whatever stops the output, said in one line
+                self.status_label.setText(f"Cannot race live: {exc}")
+                return
+        self.table.set_form(req.form)
         self.result, self.saved_key = None, None
         self._show_rows({}, req.paths, None)
         self.verdict_label.setText("")
@@ -327,11 +369,20 @@ class MeasurePanel(JobPanel):
     @Slot()
     def cancel(self) -> None:
         if self.cancel_job():
+            if self.live is not None:
+                self.live.abort()
             self.status_label.setText("Cancelling (a compile in progress finishes first)...")
             self.cancel_button.setEnabled(False)
 
+    def shutdown(self) -> None:
+        if self.live is not None:
+            self.live.abort("the panel closed")   # a race waiting for frames returns at once
+        super().shutdown()
+        self._close_live()
+
     def _end_worker(self) -> None:
         self.end_job()
+        self._close_live()
         self._update_buttons()
 
     @Slot(object)
@@ -373,6 +424,10 @@ class MeasurePanel(JobPanel):
 
     @Slot(object)
     def _on_errored(self, exc: Exception) -> None:
+        if isinstance(exc, LiveOutputLost):
+            self._on_cancelled(f"live race for {self.race_request.band.name} stopped: {exc}; "
+                               "nothing recorded")
+            return
         self._on_failed(f"{type(exc).__name__}: {exc}")
 
     def _on_cancelled(self, message: str) -> None:
@@ -393,96 +448,9 @@ class MeasurePanel(JobPanel):
         self.verdict_label.setText(f"<b>Winner: {result.winner or 'none'}</b> - {result.reason}")
 
     def _show_rows(self, rows: dict, order, result: RaceResult | None) -> None:
-        names = [n for n in order if n in rows] + [n for n in order if n not in rows]
-        default_ms = result.default_ms if result is not None else None
-        self.table.setRowCount(len(names))
-        for i, name in enumerate(names):
-            median, c = rows.get(name, (None, None))
-            status = c.status if c is not None else ("running" if median is not None else "waiting")
-            cells = [name + (" (winner)" if result is not None and name == result.winner else ""),
-                     status, _num(median), _num(c.spread_ms if c else None),
-                     _num(c.compile_s if c else None, 2),
-                     f"{median / default_ms:.2f}x" if median and default_ms else "",
-                     c.reason if c else ""]
-            for j, text in enumerate(cells):
-                item = self.table.item(i, j)
-                if item is None:
-                    item = QTableWidgetItem()
-                    self.table.setItem(i, j, item)
-                item.setText(text)
-                item.setToolTip(text if j == len(cells) - 1 else "")
-                item.setForeground(QBrush(WINNER_COLOUR if result is not None and name == result.winner
-                                          else self.palette().text().color()))
+        names = self.table.show_rows(rows, order, result)
         timed = [(n, rows[n][0], rows[n][1]) for n in names if n in rows and rows[n][0] is not None]
         self.plot.show_timed(timed, result.winner if result is not None else None)
-
-    # ------------------------------------------------------------ save, export, import
-    @Slot()
-    def save(self) -> None:
-        if self.result is None or self.result.winner is None:
-            return
-
-        result = self.result
-        self.save_button.setEnabled(False)
-        self.tasks.submit(lambda: record_result(result), self._saved)
-
-    def _saved(self, key, exc) -> None:
-        if exc is not None:
-            self._file_message(f"Save failed: {exc}", error=True)
-            self._update_buttons()
-            return
-        self.saved_key = key
-        self._file_message(f"Saved: {key}")
-        self._update_buttons()
-        self.decision_saved.emit(key)
-
-    def export_to(self, path: str, bands=None) -> None:
-        """Write this box's verdicts (all bands, or ``bands``) to ``path`` off the GUI thread."""
-        self.tasks.submit(lambda: export_decisions(path, bands=bands),
-                       lambda n, exc: self._exported(path, n, exc))
-
-    def _exported(self, path, n, exc) -> None:
-        if exc is not None:
-            self._file_message(f"Export failed: {exc}", error=True)
-            return
-        self._file_message(f"Exported {n} decision(s) to {path}")
-        self.decisions_exported.emit(path, n)
-
-    def import_from(self, path: str) -> None:
-        """Merge a decision file off the GUI thread; the receipt is shown when it is done."""
-        self.tasks.submit(lambda: import_decisions(path), self._imported)
-
-    def _imported(self, receipt, exc) -> None:
-        if exc is not None:
-            self._file_message(f"Import refused: {exc}", error=True)
-            return
-        lines = [receipt.summary()]
-        for e in receipt.entries:
-            lines.append(f"  {e['action']:<10} {e['band']:<28} {e['winner']:<16} {e['device']}")
-        lines += [f"warning: {w}" for w in receipt.warnings]
-        self.receipt_view.setPlainText("\n".join(lines))
-        self.decisions_imported.emit(receipt)
-
-    def _file_message(self, text: str, error: bool = False) -> None:
-        self.receipt_view.setPlainText(text)
-        if error:
-            self.file_failed.emit(text)
-
-    @Slot()
-    def _export_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export decisions", "decisions.json",
-                                              "Decision files (*.json)")
-        if path:
-            self.export_to(path)
-
-    @Slot()
-    def _import_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Import decisions", "", "Decision files (*.json)")
-        if path:
-            self.import_from(path)
-
-def _num(v, nd: int = 3) -> str:
-    return "" if v is None else f"{v:.{nd}f}"
 
 
 def _duration(s: float) -> str:
@@ -493,5 +461,16 @@ def _duration(s: float) -> str:
 
 
 def create_panel(main_window=None) -> MeasurePanel:
-    """The panel for the main window's dock (see ``app/panels/__init__.py``)."""
-    return MeasurePanel()
+    """The panel for the main window's dock (see ``app/panels/__init__.py``): its devices, the
+    live output's device and band, and its file dialogs come from the window; a saved or
+    imported verdict makes the window choose the live output's render path again at once."""
+    if main_window is None:
+        return MeasurePanel()
+    panel = MeasurePanel(devices=main_window.devices, device=main_window.loop.device,
+                         live_band=main_window.live_band(), dialogs=main_window.dialogs,
+                         live_output=lambda: LiveOutput(main_window))
+    panel.live_source = lambda: (main_window.live_band(), main_window.loop.path)
+    panel.refresh_live()
+    main_window.loop.engine_changed.connect(panel.refresh_live)  # a bound slot: gone with the panel
+    panel.decisions_changed.connect(main_window.rechoose_render_path)
+    return panel

@@ -1,11 +1,13 @@
 """Which render path serves which band on which box.
 
 ``bands`` names classes of render work, ``fingerprint`` names the hardware, ``race`` races
-candidates fairly (through the ``Runner`` Protocol), ``candidates`` makes the engine's paths
-candidates (``RaceRequest``),
-``schema`` validates decision documents (and caps them), ``cache`` keeps verdicts on disk,
-``index`` holds them in memory for lookups, ``choose`` picks a path (pin > cache > default),
-``exchange`` exports and imports decision files.
+candidates fairly (through the ``Runner`` Protocol) in the ``render`` form, ``live`` in the
+``live`` form (through the Qt side's ``PresentFrames``), ``verdict`` holds both forms' pure
+verdict rules, ``candidates`` makes the engine's paths candidates (``RaceRequest``),
+``schema`` validates decision documents (and caps them; ``fields`` are its checks), ``cache``
+keeps verdicts on disk, ``index`` holds them in memory for lookups, ``choose`` picks a path
+(race > pin > cache, live before render > default), ``exchange`` exports and imports decision
+files.
 """
 
 from core.decisions.bands import (
@@ -20,8 +22,8 @@ from core.decisions.bands import (
     representative_spec,
 )
 from core.decisions.cache import DecisionCache, DecisionCacheWarning, cache_path, record_result
-from core.decisions.candidates import RaceRequest, band_candidates
-from core.decisions.choose import choose_path, choose_path_for, parse_pin
+from core.decisions.candidates import RaceRequest, band_candidates, live_race_band, race_band
+from core.decisions.choose import Decision, choose_path, choose_path_for, parse_pin, raced, set_raced
 from core.decisions.exchange import (
     export_decisions,
     import_decisions,
@@ -30,7 +32,17 @@ from core.decisions.exchange import (
     resolve_devices,
 )
 from core.decisions.fingerprint import fingerprint, is_fingerprint
+from core.decisions.live import (
+    LiveFrames,
+    LiveOutputLost,
+    LiveRound,
+    LiveRunner,
+    PresentFrames,
+    live_race,
+    round_figures,
+)
 from core.decisions.race import (
+    FORMS,
     Candidate,
     CandidateResult,
     RaceCancelled,
@@ -38,8 +50,6 @@ from core.decisions.race import (
     RaceResult,
     RaceSettings,
     Runner,
-    decide,
-    order_by_preference,
     race,
     run_race,
 )
@@ -51,24 +61,34 @@ from core.decisions.schema import (
     NewerSchemaError,
     candidate_figures,
     document,
+    key_form,
     make_key,
     parse_cache,
     parse_document,
+    split_key,
     torch_version,
     validate_document,
 )
+from core.decisions.verdict import decide, decide_live, half_iqr, order_by_preference
 
 __all__ = [
     "BAND_FORMATS",
     "Band",
     "Candidate",
     "CandidateResult",
+    "Decision",
     "DecisionCache",
     "DecisionCacheWarning",
     "DecisionFileError",
+    "FORMS",
+    "LiveFrames",
+    "LiveOutputLost",
+    "LiveRound",
+    "LiveRunner",
     "MAX_ENTRIES",
     "MAX_FILE_BYTES",
     "NewerSchemaError",
+    "PresentFrames",
     "RESOLUTIONS",
     "RaceCancelled",
     "RaceProgress",
@@ -84,14 +104,19 @@ __all__ = [
     "choose_path",
     "choose_path_for",
     "decide",
+    "decide_live",
     "document",
     "export_decisions",
     "families",
     "fingerprint",
     "format_band",
+    "half_iqr",
     "import_decisions",
     "is_fingerprint",
+    "key_form",
     "list_entries",
+    "live_race",
+    "live_race_band",
     "make_band",
     "make_key",
     "order_by_preference",
@@ -100,11 +125,16 @@ __all__ = [
     "parse_document",
     "parse_pin",
     "race",
+    "race_band",
+    "raced",
     "read_decision_file",
     "record_result",
     "representative_spec",
     "resolve_devices",
+    "round_figures",
     "run_race",
+    "set_raced",
+    "split_key",
     "torch_version",
     "validate_document",
 ]

@@ -4,15 +4,17 @@ One JSON file (``decisions.json`` in :func:`core.paths.cache_dir`; the
 ``TESTCARD_DECISION_CACHE`` environment variable names another file), in the document
 schema of :mod:`core.decisions.schema`::
 
-    {"kind": "testcard-decisions", "schema": 1, "testcard": "0.1.0",
+    {"kind": "testcard-decisions", "schema": 2, "testcard": "0.1.0",
      "entries": {"cpu:AMD EPYC x2|counter@2160p/rgb10": {
-         "winner": "torch-compiled",
+         "winner": "torch-compiled", "form": "render",
          "candidates": {"numpy": {"status": "ok", "median_ms": 9.1, "spread_ms": 0.2,
                                   "compile_s": 0.0, "reason": ""}, ...},
          "rounds": 9, "frames": 50, "margin": 0.03, "reason": "...",
          "measured_at": "2025-01-01T12:00:00+00:00", "testcard": "0.1.0", "torch": "2.13.0+cpu"}}}
 
-Entries are keyed ``fingerprint|band`` (:mod:`core.decisions.fingerprint`, :mod:`core.decisions.bands`).
+Entries are keyed ``fingerprint|band`` (:mod:`core.decisions.fingerprint`, :mod:`core.decisions.bands`);
+a verdict raced in the live loop is keyed ``fingerprint|band|live`` beside it, with the screen's
+``period_ms`` and each candidate's ``late`` frames, ``interval_p99_ms`` and ``cost_p99_ms``.
 
 Which path renders a band is :mod:`core.decisions.choose`'s (pin > this cache > default).
 
@@ -41,7 +43,9 @@ A bad cache never stops a lookup (each one is reported once, as a
   testcard); writes to it are refused;
 - an unusable entry (out of range, a future time, a control character...) is skipped and
   reported; the file is not rewritten for it.  The next write keeps the entries that are
-  usable and moves the previous file aside first, so what was dropped is kept and said.
+  usable and moves the previous file aside first, so what was dropped is kept and said;
+- one written in an older schema (1, before forms) is read as it is, every verdict a render
+  one; the next write turns it into this schema and keeps the old file beside it, and says so.
 
 Decision files (:mod:`core.decisions.exchange`) use the same schema.  An import validates
 the whole file first; any invalid entry refuses the whole file and nothing changes.  Exporting
@@ -67,12 +71,13 @@ from core.decisions.race import RaceResult
 from core.decisions.schema import (
     MAX_ENTRIES,
     MAX_FILE_BYTES,
+    SCHEMA,
     DecisionFileError,
     NewerSchemaError,
     encode,
     entry_from_result,
     make_key,
-    parse_cache,
+    parse_cache_schema,
     split_key,
     validate_entry,
 )
@@ -164,13 +169,13 @@ class DecisionCache:
             return ix.State("unreadable", ("unreadable",), problem=(
                 f"cannot read the decision cache {self.path}: {_why(exc)}; using the defaults"))
         try:
-            entries, rejected = parse_cache(data, self.now(), source=self.path.name)
+            entries, rejected, schema = parse_cache_schema(data, self.now(), source=self.path.name)
         except NewerSchemaError as exc:
             return ix.State("newer", sig, problem=f"the decision cache {self.path} was {exc}; "
                             "ignoring it")
         except DecisionFileError as exc:
             return ix.State("corrupt", sig, problem=str(exc))
-        return ix.State("ok", sig, entries, rejected)
+        return ix.State("ok", sig, entries, rejected, schema=schema)
 
     def _set_aside(self, corrupt: ix.State, *, have_lock: bool = False) -> ix.State:
         """Move a corrupt file aside (under the lock, after reading it again); never raises."""
@@ -339,6 +344,9 @@ class DecisionCache:
         self._writable()
         try:
             kept = move_aside(self.path, "unusable") if state.rejected else None
+            # an older schema is rewritten only by a write, and its file kept beside it
+            older = (move_aside(self.path, f"schema{state.schema}")
+                     if state.schema is not None and state.schema < SCHEMA and kept is None else None)
             for stale in self.path.parent.glob(temp_glob(self.path)):
                 # only writers holding this lock create these: any left is a killed writer's
                 with contextlib.suppress(OSError):
@@ -348,7 +356,13 @@ class DecisionCache:
         except OSError as exc:
             raise DecisionFileError(f"cannot write the decision cache {self.path}: "
                                     f"{_why(exc)}") from None
-        self._index.state = ix.State("ok", sig, entries)
+        self._index.state = ix.State("ok", sig, entries, schema=SCHEMA)
+        if older is not None:
+            note = (f"the decision cache {self.path} was written in schema {state.schema}; it is now "
+                    f"schema {SCHEMA} (every verdict kept, each read as a render race), and the "
+                    f"previous file is kept as {Path(older).name}")
+            log.warning(note)
+            warnings.warn(note, DecisionCacheWarning, stacklevel=4)
         if kept is not None:
             n = len(state.rejected)
             note = (f"the decision cache {self.path}: dropped {n} unusable entr"
@@ -359,12 +373,17 @@ class DecisionCache:
 
     # -- conveniences
     def record(self, fp: str, band: str | Band, entry: dict) -> str:
-        """Store one verdict (replacing the same device and band).  Refuses a winner that is
-        not a declared candidate, and any invalid entry."""
+        """Store one verdict (replacing the same device, band and form: a live verdict is kept
+        beside a render one).  Refuses a winner that is not a declared candidate, an unknown
+        form, and any invalid entry."""
         if isinstance(entry, dict) and entry.get("winner") not in PATHS:
             raise ValueError(f"refusing to record {entry.get('winner')!r:.60}: not a declared "
                              f"candidate ({', '.join(PATHS)})")
-        key = make_key(fp, band)
+        form = entry.get("form", "render") if isinstance(entry, dict) else "render"
+        try:
+            key = make_key(fp, band, form)
+        except ValueError as exc:
+            raise ValueError(f"refusing to record: {exc}") from None
         clean = validate_entry(key, entry, self.now())
 
         def put(entries):

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.decisions.bands import Band, parse_band
+from core.decisions.live import PresentFrames, live_race
 from core.decisions.race import (
+    FORMS,
     REFERENCE,
     Candidate,
     RaceProgress,
@@ -92,18 +94,44 @@ def race_band(band, device: str = "cpu", paths: Sequence[str] | None = None, *,
                 unavailable=unavailable, clock=clock, cancel=cancel)
 
 
+def live_race_band(band, present: PresentFrames, device: str = "cpu", paths: Sequence[str] | None = None,
+                   *, settings: RaceSettings = RaceSettings(), clock: Callable[[], float] = time.perf_counter,
+                   cancel: threading.Event | None = None) -> Generator[RaceProgress, None, RaceResult]:
+    """:func:`~core.decisions.live.live_race` over the engine's paths for one band: parity on
+    the engine in isolation, rounds through ``present`` (a generator, like ``race``)."""
+    band = parse_band(band)
+    runnable, unavailable, reference = band_candidates(band, device, paths)
+    return live_race(band.name, device, runnable, present, reference=reference, settings=settings,
+                     unavailable=unavailable, clock=clock, cancel=cancel)
+
+
 @dataclass(frozen=True)
 class RaceRequest:
     """Everything a race over the engine's paths needs, built on the caller's thread and never
-    changed after; :meth:`steps` is the race itself (a generator, see :func:`race`)."""
+    changed after; :meth:`steps` is the race itself (a generator, see :func:`race`).
+
+    ``form`` is ``render`` (isolated renders) or ``live`` (``present`` shows each path in the
+    live loop; required there, refused in a render race)."""
 
     band: Band
     device: str
     paths: tuple[str, ...]
     settings: RaceSettings = RaceSettings()
+    form: str = "render"
+    present: PresentFrames | None = None
+
+    def __post_init__(self):
+        if self.form not in FORMS:
+            raise ValueError(f"form must be one of {', '.join(FORMS)}, got {self.form!r:.40}")
+        if (self.form == "live") != (self.present is not None):
+            raise ValueError("a live race needs the live output to present with" if self.form == "live"
+                             else "a render race presents nothing")
 
     def steps(self, cancel: threading.Event | None = None,
               clock: Callable[[], float] = time.perf_counter
               ) -> Generator[RaceProgress, None, RaceResult]:
+        if self.form == "live":
+            return live_race_band(self.band, self.present, self.device, list(self.paths),
+                                  settings=self.settings, clock=clock, cancel=cancel)
         return race_band(self.band, self.device, list(self.paths), settings=self.settings,
                          clock=clock, cancel=cancel)

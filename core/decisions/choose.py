@@ -1,12 +1,19 @@
-"""Which path renders a band here: the pin (``TESTCARD_RENDER_PATH``) > this device's cached
-verdict > the default, ``numpy``; a source that cannot run here falls through, with its reason
-kept in the :class:`Decision`."""
+"""Which path renders a band here: a live race in progress > the pin (``TESTCARD_RENDER_PATH``)
+> this device's cached verdict, for each band of the chain its live verdict before its render
+one > the default, ``numpy``; a source that cannot run here falls through, with its reason kept
+in the :class:`Decision`.
+
+A live race (``testcard measure --form live``, the Measure panel) renders each candidate in the
+live loop by naming it with :func:`set_raced` for the band under test: the loop chooses its path
+again and gets the candidate (source ``race``) until the race names the next one or ends.  It
+is this process's alone, and outranks the pin: the race must render what it measures."""
 
 from __future__ import annotations
 
 import fnmatch
 import logging
 import os
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 
@@ -19,6 +26,29 @@ from core.engine import PATHS, path_problem
 log = logging.getLogger("testcard.decisions")
 
 ENV_PIN = "TESTCARD_RENDER_PATH"
+FORM_ORDER = ("live", "render")   # for one band, a verdict raced in the live loop first
+
+_RACED: dict[str, str] = {}       # "fingerprint|band" -> the path a live race renders it with now
+_RACED_LOCK = threading.Lock()
+
+
+def set_raced(band, device: str, path: str | None) -> None:
+    """While a live race runs, every lookup of ``band`` on ``device`` in this process gets
+    ``path`` (source ``race``); ``None`` ends it.  ``ValueError`` for an unknown path."""
+    if path is not None and path not in PATHS:
+        raise ValueError(f"unknown render path {path!r}: expected one of {', '.join(PATHS)}")
+    key = make_key(fingerprint(device), band)
+    with _RACED_LOCK:
+        if path is None:
+            _RACED.pop(key, None)
+        else:
+            _RACED[key] = path
+
+
+def raced(band, device: str) -> str | None:
+    """The path a live race renders ``band`` with on ``device`` now, if one does."""
+    with _RACED_LOCK:
+        return _RACED.get(make_key(fingerprint(device), band))
 
 
 DEFAULT_PATH = "numpy"         # the default wherever it runs (the CPU)
@@ -73,6 +103,7 @@ class Decision:
     band: str | None           # the band that decided (None for a global pin or the default)
     fallthrough: tuple[str, ...] = ()
     entry: dict | None = field(default=None, compare=False)
+    form: str | None = None    # how a cached verdict was raced: "live" or "render" (None: not cached)
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -120,8 +151,17 @@ def choose_path(band, device: str = "cpu", *, cache: DecisionCache | None = None
     def decided(path, source, reason, band_name=None, entry=None):
         if skipped:
             reason = f"{reason} ({'; '.join(skipped)})"
-        return Decision(path, source, reason, str(device), fp, band_name, tuple(skipped), entry)
+        return Decision(path, source, reason, str(device), fp, band_name, tuple(skipped), entry,
+                        entry["form"] if entry is not None else None)
 
+    # 0. a live race in progress, in this process
+    with _RACED_LOCK:
+        racing = [(b, _RACED[make_key(fp, b)]) for b in bands if make_key(fp, b) in _RACED]
+    for band_name, path in racing[:1]:
+        why = unusable(path)
+        if why is None:
+            return decided(path, "race", f"{path} is being raced live for {band_name}", band_name)
+        fall(f"raced {path} cannot run here: {why}")
     # 1. the environment pin
     pin_text = (env.get(ENV_PIN) or "").strip()
     if pin_text:
@@ -145,17 +185,20 @@ def choose_path(band, device: str = "cpu", *, cache: DecisionCache | None = None
             if cache.problem:   # still being read (a held index) is no fault: said quietly
                 fall(cache.problem, logging.INFO if cache.loading else logging.WARNING)
             for band_name in bands:
-                entry, bad = cache.lookup(make_key(fp, band_name))
-                if bad:
-                    fall(f"the cached entry for {band_name} is unusable: {bad}")
-                if entry is None:
-                    continue
-                path = entry["winner"]
-                why = unusable(path)
-                if why is None:
-                    return decided(path, "cache", f"measured here for {band_name} on "
-                                   f"{entry['measured_at']}", band_name, entry)
-                fall(f"cached {path} for {band_name} cannot run here: {why}")
+                for form in FORM_ORDER:
+                    entry, bad = cache.lookup(make_key(fp, band_name, form))
+                    what = f"{band_name} (live race)" if form == "live" else band_name
+                    if bad:
+                        fall(f"the cached entry for {what} is unusable: {bad}")
+                    if entry is None:
+                        continue
+                    path = entry["winner"]
+                    why = unusable(path)
+                    if why is None:
+                        how = "live here (in the real presenter)" if form == "live" else "here"
+                        return decided(path, "cache", f"measured {how} for {band_name} on "
+                                       f"{entry['measured_at']}", band_name, entry)
+                    fall(f"cached {path} for {what} cannot run here: {why}")
         except Exception as exc:  # noqa: BLE001 - the cache is advice: nothing in it stops a render
             log.exception("decision cache lookup failed")
             fall(f"the decision cache could not be consulted ({type(exc).__name__}: {exc})")

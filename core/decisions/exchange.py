@@ -15,7 +15,14 @@ from core.decisions.bands import format_band
 from core.decisions.cache import DecisionCache
 from core.decisions.fingerprint import box_fingerprints, fingerprint, is_fingerprint
 from core.decisions.index import read_file
-from core.decisions.schema import DecisionFileError, encode, parse_document, split_key, torch_version
+from core.decisions.schema import (
+    DecisionFileError,
+    encode,
+    key_form,
+    parse_document,
+    split_key,
+    torch_version,
+)
 
 _DEVICE_NAME = re.compile(r"(cpu|mps|cuda)(:[0-9]{1,3})?")
 
@@ -131,7 +138,7 @@ def import_decisions(src: str | os.PathLike, cache: DecisionCache | None = None,
         for key in sorted(incoming):
             fp, band = split_key(key)
             e = incoming[key]
-            row = {"key": key, "device": fp, "band": band, "winner": e["winner"]}
+            row = {"key": key, "device": fp, "band": band, "form": e["form"], "winner": e["winner"]}
             if key in entries:
                 row["action"] = "kept_local"
                 r.kept_local += 1
@@ -155,14 +162,19 @@ def import_decisions(src: str | os.PathLike, cache: DecisionCache | None = None,
 
 
 def list_entries(cache: DecisionCache | None = None, here: Iterable[str] | None = None) -> list[dict]:
-    """Rows for ``decisions show``: device, band, winner, medians, when, and whether the
-    device is on this box."""
+    """Rows for ``decisions show``: device, band, form, winner, medians, when, and whether the
+    device is on this box; a live verdict also its screen period and each candidate's late
+    frames (``late``: None in a render verdict)."""
     cache = cache or DecisionCache()
     here = set(here) if here is not None else _here_fingerprints()
     rows = []
     for key, e in sorted(cache.load().items()):
         fp, band = split_key(key)
-        rows.append({"device": fp, "band": band, "winner": e["winner"], "here": fp in here,
+        live = key_form(key) == "live"
+        rows.append({"device": fp, "band": band, "form": e["form"], "winner": e["winner"],
+                     "here": fp in here,
                      "median_ms": {k: c["median_ms"] for k, c in e["candidates"].items()},
+                     "late": {k: c["late"] for k, c in e["candidates"].items()} if live else None,
+                     "period_ms": e.get("period_ms"),
                      "measured_at": e["measured_at"], "torch": e["torch"], "testcard": e["testcard"]})
     return rows

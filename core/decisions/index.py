@@ -70,6 +70,7 @@ class State:
     entries: dict = field(default_factory=dict)     # {key: entry}, every one valid
     rejected: dict = field(default_factory=dict)    # {key: why} for entries skipped
     problem: str | None = None                      # why the file as a whole is not used
+    schema: int | None = None                       # the schema the file is written in (when read)
 
 
 MISSING = State("missing")

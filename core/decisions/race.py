@@ -17,7 +17,11 @@ Method (after paired benchmarking and the autotuners in the reference):
    that order, replaces the current choice only when its paired per-round time
    ratio against it, median plus half-IQR, is below ``1 - margin``: faster by more
    than the margin beyond the measured spread.  Ties keep the simpler, more precise
-   path.
+   path (:func:`core.decisions.verdict.decide`).
+
+This is the race in the ``render`` form (each render in isolation).  The ``live`` form
+(:mod:`core.decisions.live`) shares steps 1 and 2 (:class:`RaceState`, :func:`open_runners`,
+:func:`check_parity`) and races step 3 inside the real presenter.
 
 :func:`race` is a generator that yields :class:`RaceProgress` and returns a
 :class:`RaceResult`; stop iterating (``close()``) or set ``cancel`` to abandon it.
@@ -29,16 +33,17 @@ from __future__ import annotations
 import statistics
 import threading
 import time
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
-from core.engine import PATHS
+from core.decisions.verdict import decide, half_iqr, order_by_preference
 
 REFERENCE = "numpy"
 STATUSES = ("ok", "disqualified", "error", "unavailable")
+FORMS = ("render", "live")   # isolated renders; the live loop at the screen's cadence
 
 
 class Runner(Protocol):
@@ -92,24 +97,37 @@ class RaceSettings:
     def frames_per_candidate(self) -> int:
         return len(self.parity_frames) + self.rounds * (self.warmup + self.frames)
 
+    @property
+    def live_frames_per_candidate(self) -> int:
+        """What a live race counts per candidate: parity, its live warm-up, its rounds."""
+        return self.frames_per_candidate + self.warmup
+
 
 @dataclass
 class CandidateResult:
     name: str
     status: str = "ok"                 # ok | disqualified | error | unavailable
     reason: str = ""
-    median_ms: float | None = None
+    median_ms: float | None = None     # render: median round time; live: median round p99 frame cost
     spread_ms: float | None = None
     compile_s: float | None = None     # the runner's own compile time, else time to first frame
     warmup_s: float | None = None      # opening + warm-up until it served its own path
     warmup_frames: int = 0
     round_ms: list[float] = field(default_factory=list)
+    # the live form only (None in a render race): over every timed frame of every round
+    late: int | None = None            # frames whose present interval exceeded 1.5 periods
+    timed_frames: int = 0
+    interval_p99_ms: float | None = None   # p99 present interval
+    cost_p99_ms: float | None = None       # p99 render + transfer + upload
+    round_late: list[int] = field(default_factory=list)
 
 
 @dataclass
 class RaceResult:
     """A finished race; written out by :func:`core.decisions.schema.entry_from_result` and
-    :func:`~core.decisions.schema.candidate_figures` (the one serialisation)."""
+    :func:`~core.decisions.schema.candidate_figures` (the one serialisation).  ``form`` says
+    how it was raced (:data:`FORMS`); ``period_ms`` is the screen period a live race judged
+    late frames by (None in a render race)."""
 
     band: str
     device: str
@@ -117,6 +135,8 @@ class RaceResult:
     reason: str
     candidates: dict[str, CandidateResult]
     settings: RaceSettings
+    form: str = "render"
+    period_ms: float | None = None
 
     @property
     def default_ms(self) -> float | None:
@@ -146,47 +166,6 @@ class RaceCancelled(Exception):
     """The race was cancelled; nothing was decided and nothing is recorded."""
 
 
-def _half_iqr(values: Sequence[float]) -> float:
-    if len(values) < 2:
-        return 0.0
-    q = statistics.quantiles(values, n=4, method="inclusive")
-    return (q[2] - q[0]) / 2.0
-
-
-def order_by_preference(names: Iterable[str]) -> list[str]:
-    names = list(names)
-    rank = {n: i for i, n in enumerate(PATHS)}
-    return sorted(names, key=lambda n: (rank.get(n, len(PATHS)), names.index(n)))
-
-
-def decide(results: dict[str, CandidateResult], margin: float) -> tuple[str | None, str]:
-    """The winner among ``ok`` candidates and one sentence saying why (see module doc)."""
-    ok = order_by_preference(n for n, r in results.items() if r.status == "ok")
-    if not ok:
-        return None, "no candidate finished the race"
-    best = ok[0]
-    won = None
-    kept = []
-    for challenger in ok[1:]:
-        a, b = results[challenger].round_ms, results[best].round_ms
-        ratios = [x / y for x, y in zip(a, b, strict=True) if y > 0]
-        if not ratios:
-            continue
-        ratio, spread = statistics.median(ratios), _half_iqr(ratios)
-        line = f"{challenger}/{best} {ratio:.3f} +/- {spread:.3f}"
-        if ratio + spread < 1.0 - margin:
-            won = f"{challenger} beats {best}: paired time ratio {ratio:.3f} +/- {spread:.3f}"
-            best = challenger
-        else:
-            kept.append(line)
-    limit = f"a challenger needs a ratio below {1.0 - margin:.3f} (margin {margin:.0%})"
-    if won is None:
-        return best, (f"{best} kept as the default: " + "; ".join(kept or ["no challenger"])
-                      + f"; {limit}")
-    tail = f"; not beaten by: {'; '.join(kept)}" if kept else ""
-    return best, f"{won}{tail}; {limit}"
-
-
 def _first_difference(ref: np.ndarray, out) -> str | None:
     out = np.asarray(out)
     if out.shape != ref.shape:
@@ -198,6 +177,146 @@ def _first_difference(ref: np.ndarray, out) -> str | None:
         return None
     where = tuple(int(i) for i in np.argwhere(diff)[0])
     return f"{int(diff.sum())} of {diff.size} values differ, first at {where}"
+
+
+class RaceState:
+    """One race's bookkeeping, shared by both forms: the results, the open runners and the
+    progress count (``done`` of ``total`` frames, and the time left once frames are counted)."""
+
+    def __init__(self, band: str, candidates: Sequence[Candidate], unavailable: dict[str, str] | None,
+                 per_candidate: int, clock: Callable[[], float], cancel: threading.Event | None):
+        names = [c.name for c in candidates]
+        if len(set(names)) != len(names):
+            raise ValueError(f"candidates named twice: {names}")
+        self.band, self.clock, self.cancel = band, clock, cancel
+        self.by_name = {c.name: c for c in candidates}
+        self.order = order_by_preference(names)
+        self.results = {n: CandidateResult(n) for n in self.order}
+        for n, why in (unavailable or {}).items():
+            if n not in self.results:
+                self.results[n] = CandidateResult(n, status="unavailable", reason=why)
+        self.total = len(self.order) * per_candidate
+        self.done = 0
+        self.runners: dict[str, Any] = {}
+        self.t_start = clock()
+        self.t_timed: float | None = None   # when the counted frames began
+        self.done_at_timed = 0
+
+    def progress(self, phase: str, cand: str, rnd: int = -1) -> RaceProgress:
+        """The progress now; raises :class:`RaceCancelled` once ``cancel`` is set."""
+        if self.cancel is not None and self.cancel.is_set():
+            raise RaceCancelled(f"race for {self.band} cancelled")
+        now = self.clock()
+        remaining = None
+        if self.t_timed is not None and self.done > self.done_at_timed:
+            remaining = (now - self.t_timed) / (self.done - self.done_at_timed) * (self.total - self.done)
+        medians = {n: statistics.median(r.round_ms) for n, r in self.results.items() if r.round_ms}
+        return RaceProgress(self.done, self.total, phase, cand, rnd, now - self.t_start, remaining,
+                            medians)
+
+    def start_timing(self) -> None:
+        self.t_timed, self.done_at_timed = self.clock(), self.done
+
+    def fail(self, name: str, status: str, why: str) -> None:
+        r = self.results[name]
+        r.status, r.reason = status, why
+        runner = self.runners.pop(name, None)
+        if runner is not None:
+            close_quietly(runner)
+
+    def close(self) -> None:
+        for runner in self.runners.values():
+            close_quietly(runner)
+        self.runners.clear()
+
+    def finish(self) -> None:
+        """Every candidate counted in; medians and spreads of those still ``ok``."""
+        self.done = self.total
+        for r in self.results.values():
+            if r.status == "ok" and r.round_ms:
+                r.median_ms, r.spread_ms = statistics.median(r.round_ms), half_iqr(r.round_ms)
+
+    def ordered(self) -> dict[str, CandidateResult]:
+        return {n: self.results[n] for n in order_by_preference(self.results)}
+
+
+def open_runners(state: RaceState, s: RaceSettings) -> Generator[RaceProgress, None, None]:
+    """Step 1: open each candidate in preference order and render until it serves its own
+    path; one that fails to open loses and the race goes on."""
+    clock = state.clock
+    for name in state.order:
+        yield state.progress("open", name)
+        t0 = clock()
+        try:
+            runner = state.by_name[name].open()
+            state.runners[name] = runner
+            first = None
+            n = 0
+            while True:
+                runner.render(n)
+                runner.sync()
+                n += 1
+                if first is None:
+                    first = clock() - t0
+                if runner.ready and n >= max(1, s.warmup):
+                    break
+                if clock() - t0 > s.ready_timeout_s:
+                    raise RuntimeError(f"still not serving {name} after {s.ready_timeout_s:.0f} s")
+                if not runner.ready:
+                    yield state.progress("open", name)
+                    runner.wait_ready(s.ready_poll_s)
+        except RaceCancelled:
+            raise
+        except Exception as exc:  # a path that fails to open loses; the race goes on
+            state.fail(name, "error", f"could not start: {exc}")
+            continue
+        r = state.results[name]
+        own = runner.compile_seconds
+        r.compile_s = float(own) if own is not None else first
+        r.warmup_s = clock() - t0
+        r.warmup_frames = n
+
+
+def check_parity(state: RaceState, s: RaceSettings, reference: Candidate | None
+                 ) -> Generator[RaceProgress, None, Runner | None]:
+    """Step 2: every open candidate against the numpy reference on ``parity_frames``; returns
+    a reference runner the caller must close (None when numpy itself is racing)."""
+    own = None
+    if REFERENCE in state.runners:
+        ref_runner = state.runners[REFERENCE]
+    elif REFERENCE in state.results and state.results[REFERENCE].status != "ok":
+        raise ValueError(f"the numpy reference failed on {state.band}: "
+                         f"{state.results[REFERENCE].reason}")
+    else:
+        if reference is None:
+            raise ValueError("no numpy reference to check parity against")
+        ref_runner = own = reference.open()
+    try:
+        state.start_timing()
+        for f in s.parity_frames:
+            expected = np.array(ref_runner.render(f), copy=True)
+            for name in list(state.runners):
+                if name != REFERENCE:
+                    try:
+                        why = _first_difference(expected, state.runners[name].render(f))
+                    except Exception as exc:
+                        state.fail(name, "error", f"frame {f} failed: {exc}")
+                        continue
+                    if why:
+                        state.fail(name, "disqualified", f"output differs from numpy at frame {f}: {why}")
+            state.done += len(state.order)
+            yield state.progress("parity", "")
+    except BaseException:
+        if own is not None:
+            close_quietly(own)
+        raise
+    return own
+
+
+def rotated(order: Sequence[str], rnd: int) -> list[str]:
+    """Round ``rnd``'s running order: ``order`` rotated by ``rnd``."""
+    k = rnd % len(order)
+    return list(order[k:]) + list(order[:k])
 
 
 def race(band: str, device: str, candidates: Sequence[Candidate], *,
@@ -213,104 +332,19 @@ def race(band: str, device: str, candidates: Sequence[Candidate], *,
     never raced).  Raises :class:`RaceCancelled` when ``cancel`` is set, and
     ``ValueError`` when the reference cannot render the band.
     """
-    names = [c.name for c in candidates]
-    if len(set(names)) != len(names):
-        raise ValueError(f"candidates named twice: {names}")
-    by_name = {c.name: c for c in candidates}
-    order = order_by_preference(names)
-    results = {n: CandidateResult(n) for n in order}
-    for n, why in (unavailable or {}).items():
-        if n not in results:
-            results[n] = CandidateResult(n, status="unavailable", reason=why)
     s = settings
-    total = len(order) * s.frames_per_candidate
-    done = 0
-    runners: dict[str, Any] = {}
-    t_start = clock()
-    t_timed: float | None = None   # when rendering of counted frames began
-    done_at_timed = 0
-
-    def progress(phase, cand, rnd=-1) -> RaceProgress:
-        if cancel is not None and cancel.is_set():
-            raise RaceCancelled(f"race for {band} cancelled")
-        now = clock()
-        remaining = None
-        if t_timed is not None and done > done_at_timed:
-            remaining = (now - t_timed) / (done - done_at_timed) * (total - done)
-        medians = {n: statistics.median(r.round_ms) for n, r in results.items() if r.round_ms}
-        return RaceProgress(done, total, phase, cand, rnd, now - t_start, remaining, medians)
-
-    def fail(name, status, why):
-        r = results[name]
-        r.status, r.reason = status, why
-        runner = runners.pop(name, None)
-        if runner is not None:
-            _close(runner)
-
+    state = RaceState(band, candidates, unavailable, s.frames_per_candidate, clock, cancel)
+    order, results, runners = state.order, state.results, state.runners
     ref_runner = None
     try:
-        # 1. open and warm up, in preference order
-        for name in order:
-            yield progress("open", name)
-            t0 = clock()
-            try:
-                runner = by_name[name].open()
-                runners[name] = runner
-                first = None
-                n = 0
-                while True:
-                    runner.render(n)
-                    runner.sync()
-                    n += 1
-                    if first is None:
-                        first = clock() - t0
-                    if runner.ready and n >= max(1, s.warmup):
-                        break
-                    if clock() - t0 > s.ready_timeout_s:
-                        raise RuntimeError(f"still not serving {name} after {s.ready_timeout_s:.0f} s")
-                    if not runner.ready:
-                        yield progress("open", name)
-                        runner.wait_ready(s.ready_poll_s)
-            except RaceCancelled:
-                raise
-            except Exception as exc:  # a path that fails to open loses; the race goes on
-                fail(name, "error", f"could not start: {exc}")
-                continue
-            r = results[name]
-            own = runner.compile_seconds
-            r.compile_s = float(own) if own is not None else first
-            r.warmup_s = clock() - t0
-            r.warmup_frames = n
-        # 2. parity against the numpy reference
-        if REFERENCE in runners:
-            ref_runner = runners[REFERENCE]
-        elif REFERENCE in results and results[REFERENCE].status != "ok":
-            raise ValueError(f"the numpy reference failed on {band}: {results[REFERENCE].reason}")
-        else:
-            if reference is None:
-                raise ValueError("no numpy reference to check parity against")
-            ref_runner = reference.open()
-        t_timed, done_at_timed = clock(), done
-        for f in s.parity_frames:
-            expected = np.array(ref_runner.render(f), copy=True)
-            for name in list(runners):
-                if name != REFERENCE:
-                    try:
-                        why = _first_difference(expected, runners[name].render(f))
-                    except Exception as exc:
-                        fail(name, "error", f"frame {f} failed: {exc}")
-                        continue
-                    if why:
-                        fail(name, "disqualified", f"output differs from numpy at frame {f}: {why}")
-            done += len(order)
-            yield progress("parity", "")
+        yield from open_runners(state, s)
+        ref_runner = yield from check_parity(state, s, reference)
         # 3. rounds, rotated order, same frame indices for every candidate
         parity_units = len(order) * len(s.parity_frames)
         slot = s.warmup + s.frames
         for rnd in range(s.rounds):
-            k = rnd % len(order)
-            for j, name in enumerate(order[k:] + order[:k]):
-                done = parity_units + (rnd * len(order) + j) * slot
+            for j, name in enumerate(rotated(order, rnd)):
+                state.done = parity_units + (rnd * len(order) + j) * slot
                 if name not in runners:
                     continue
                 runner = runners[name]
@@ -319,7 +353,7 @@ def race(band: str, device: str, candidates: Sequence[Candidate], *,
                 try:
                     for i in range(s.warmup):
                         runner.render(base + i)
-                        done += 1
+                        state.done += 1
                     runner.sync()
                     for i in range(s.frames):
                         t0 = clock()
@@ -328,35 +362,25 @@ def race(band: str, device: str, candidates: Sequence[Candidate], *,
                         times.append((clock() - t0) * 1e3)
                         if not runner.ready:
                             raise RuntimeError("stopped serving its own path")
-                        done += 1
-                        yield progress("round", name, rnd)
+                        state.done += 1
+                        yield state.progress("round", name, rnd)
                 except RaceCancelled:
                     raise
                 except Exception as exc:
-                    fail(name, "error", f"round {rnd + 1}: {exc}")
+                    state.fail(name, "error", f"round {rnd + 1}: {exc}")
                     continue
                 results[name].round_ms.append(statistics.median(times))
-        # every candidate that was dropped still counts toward the total
-        done = total
-        for name in order:
-            r = results[name]
-            if r.status != "ok":
-                continue
-            samples = r.round_ms
-            r.median_ms = statistics.median(samples)
-            r.spread_ms = _half_iqr(samples)
+        state.finish()
         winner, reason = decide(results, s.margin)
-        yield progress("done", winner or "")
-        ordered = {n: results[n] for n in order_by_preference(results)}
-        return RaceResult(band, device, winner, reason, ordered, s)
+        yield state.progress("done", winner or "")
+        return RaceResult(band, device, winner, reason, state.ordered(), s)
     finally:
-        for runner in runners.values():
-            _close(runner)
-        if ref_runner is not None and REFERENCE not in by_name:
-            _close(ref_runner)
+        state.close()
+        if ref_runner is not None:
+            close_quietly(ref_runner)
 
 
-def _close(runner) -> None:
+def close_quietly(runner) -> None:
     try:
         runner.close()
     except Exception:  # closing a broken runner must not hide the race's outcome
@@ -373,5 +397,3 @@ def run_race(gen: Generator[RaceProgress, None, RaceResult],
             return stop.value
         if on_progress is not None:
             on_progress(p)
-
-

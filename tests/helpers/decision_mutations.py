@@ -5,8 +5,8 @@ import json
 
 from hypothesis import strategies as st
 
-from core.decisions import document
-from tests.helpers.decision_helpers import BAND, FP, HERE, OTHER, entry, key
+from core.decisions import SCHEMA, document
+from tests.helpers.decision_helpers import BAND, FP, HERE, OTHER, entry, key, live_entry
 
 HUGE = st.sampled_from([
     "x" * 100_000,                       # an absurd string
@@ -22,7 +22,7 @@ HUGE = st.sampled_from([
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-10**12, 10**12)
     | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=12) | HUGE
-    | st.sampled_from(["numpy", "torch-eager", "torch-compiled", "opencl", "ok", "error",
+    | st.sampled_from(["numpy", "torch-eager", "torch-compiled", "opencl", "ok", "error", "live", "render",
                        "2025-01-01T00:00:00+00:00", "2025-01-01", HERE, OTHER, FP, BAND, "", "x|y"]),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
     max_leaves=6,
@@ -41,8 +41,10 @@ def key_paths(node, prefix=()):
 
 
 def valid_doc(here=HERE):
-    """Three entries: two for ``here`` (one measured with an old torch), one for another box."""
+    """Four entries: three for ``here`` (one measured with an old torch, one raced live), one
+    for another box."""
     return document({key(here, BAND): entry("torch-compiled"),
+                     key(here, BAND, "live"): live_entry("torch-eager"),
                      key(here, "static@1080p/rgb8"): entry("torch-eager", torch="1.13.0"),
                      key(OTHER, BAND): entry("torch-eager")})
 
@@ -53,7 +55,7 @@ def mutated_files(draw, here=HERE):
     doc = valid_doc(here)
     kind = draw(st.sampled_from(["replace", "delete", "insert", "rename", "bytes", "nest", "newer"]))
     if kind == "newer":   # written by a newer testcard, perhaps with fields this one lacks
-        doc["schema"] = draw(st.integers(2, 10**6))
+        doc["schema"] = draw(st.integers(SCHEMA + 1, 10**6))
         if draw(st.booleans()):
             doc[draw(st.text(min_size=1, max_size=8))] = draw(json_values)
         return json.dumps(doc).encode()

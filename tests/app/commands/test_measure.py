@@ -120,7 +120,7 @@ def test_corrupt_cache_warns_once_on_stderr(capsys):
     cap = capsys.readouterr()
     assert "source: default" in cap.out
     warn = [line for line in cap.err.splitlines() if line.startswith("testcard: warning:")]
-    assert len(warn) == 1 and "moved it aside" in warn[0]
+    assert len(warn) == 1 and "moved aside" in warn[0]
 
 
 def test_measure_with_the_compiled_path(capsys):

@@ -37,7 +37,7 @@ def tiny(panel, rounds=2, frames=3):
 
 
 def test_band_picker_and_candidates(panel):
-    assert panel.band().name == "animated@1080p/rgb10"
+    assert panel.band().name == "animated@1080p/rgb8"   # on its own: no live output to follow
     panel.set_band("counter@3840x2160/rgb16")
     assert panel.band().name == "counter@2160p/rgb16"
     panel.set_band(BAND)
@@ -136,7 +136,75 @@ def test_shutdown_mid_race_leaves_no_thread(qtbot):
 
 
 def test_main_window_docks_the_panel(main_window):
-    from PySide6.QtWidgets import QDockWidget
+    from PySide6.QtWidgets import QDockWidget, QScrollArea
 
-    docks = [d for d in main_window.findChildren(QDockWidget) if isinstance(d.widget(), MeasurePanel)]
+    docks = [d for d in main_window.findChildren(QDockWidget)   # the panel sits in a scroll area
+             if isinstance(d.widget(), QScrollArea) and isinstance(d.widget().widget(), MeasurePanel)]
     assert len(docks) == 1 and docks[0].windowTitle() == "Measure"
+
+
+def _measure_panel(win) -> MeasurePanel:
+    return next(p for p in win._panels if isinstance(p, MeasurePanel))
+
+
+def test_the_default_band_is_the_live_outputs_band(main_window):
+    panel = _measure_panel(main_window)
+    live = main_window.live_band()
+    # the pattern on screen, its frame size, the display format of the surface presenting it
+    assert live.name == "checkerboard@64x36/rgb8"
+    assert (live.family, live.width, live.height, live.fmt) == (
+        main_window.spec.pattern, main_window.spec.width, main_window.spec.height, main_window.loop.fmt)
+    assert panel.band() == live
+    assert "the live output's" in panel.band_label.text()
+    assert panel.device_combo.currentText() == main_window.loop.device
+    combo = panel.device_combo
+    assert [combo.itemText(i) for i in range(combo.count())] == main_window.devices
+
+
+def test_the_picker_follows_the_live_band_until_a_band_is_picked_by_hand(qtbot, main_window):
+    panel = _measure_panel(main_window)
+    main_window.choose_pattern("bars")
+    assert panel.band().name == "bars@64x36/rgb8" == main_window.live_band().name
+    panel.set_band("counter@2160p/rgb10")          # by hand: the live output no longer moves it
+    main_window.choose_pattern("ramp")
+    assert panel.band().name == "counter@2160p/rgb10"
+    assert panel.picker.live_button.isEnabled()
+    panel.picker.live_button.click()
+    assert panel.band().name == "ramp@64x36/rgb8"
+    main_window.choose_pattern("checkerboard")
+    assert panel.band().name == "checkerboard@64x36/rgb8"
+
+
+def test_a_saved_verdict_takes_effect_on_the_live_output_at_once(qtbot, main_window):
+    panel = _measure_panel(main_window)
+    assert main_window.loop.engine.path == "numpy" and main_window.loop.path_source == "default"
+    panel.set_candidates({"torch-eager"})        # the only candidate: it wins, unlike the default
+    panel.rounds_spin.setValue(1)
+    panel.frames_spin.setValue(2)
+    panel.warmup_spin.setValue(1)
+    with qtbot.waitSignal(panel.race_finished, timeout=120_000) as finished:
+        panel.start()
+    result = finished.args[0]
+    assert result.band == main_window.live_band().name and result.winner == "torch-eager"
+    with qtbot.waitSignal(panel.decisions_changed, timeout=30_000):
+        panel.save_button.click()
+    assert main_window.loop.engine.path == "torch-eager"
+    assert main_window.loop.path_source == "cache"
+    assert "torch-eager" in panel.picker.live_label.text()
+    assert "torch-eager" in main_window.status_texts()["path"]
+
+
+def test_the_chart_shows_fixed_empty_axes_before_a_race_and_ms_once(panel):
+    chart = panel.plot
+    (x0, x1), (y0, y1) = chart.viewRange()
+    assert (x0, x1) == pytest.approx((-0.6, 0.6)) and (y0, y1) == pytest.approx((0.0, chart.EMPTY_MS))
+    assert chart.getAxis("bottom")._tickLevels == [[]]       # no candidate ticks yet
+    left = chart.getAxis("left")
+    assert left.labelString().count("ms") == 1 and "mms" not in left.labelString()
+    from core.decisions import CandidateResult
+
+    tiny_ms = CandidateResult("numpy", median_ms=0.004, spread_ms=0.001)
+    chart.show_timed([("numpy", 0.004, tiny_ms)], "numpy")
+    assert "mms" not in left.labelString() and left.labelString().count("ms") == 1
+    assert left.autoSIPrefixScale == 1.0
+    assert chart.viewRange()[1] == pytest.approx([0.0, 0.005 * 1.15])

@@ -65,7 +65,8 @@ def test_unmutated_file_is_accepted():
         src = Path(tmp) / "in.json"
         src.write_text(json.dumps(valid_doc()))
         r = import_decisions(src, cache=DecisionCache(Path(tmp) / "c.json"), here=[HERE])
-        assert (r.imported, r.kept_local, r.carried) == (2, 0, 1) and len(r.warnings) == 1
+        assert (r.imported, r.kept_local, r.carried) == (3, 0, 1) and len(r.warnings) == 1
+        assert {e["form"] for e in r.entries} == {"live", "render"}
 
 
 WRITER = """

@@ -30,7 +30,7 @@ def test_file_shape_schema_at_top(cache):
 
 
 @pytest.mark.parametrize("mutate,msg", [
-    (lambda d: d.update(schema=2), "newer testcard"),
+    (lambda d: d.update(schema=SCHEMA + 1), "newer testcard"),
     (lambda d: d.update(schema="1"), "schema version must be an integer"),
     (lambda d: d.update(kind="other"), "not a testcard decision file"),
     (lambda d: d["entries"][key(OTHER, BAND)].update(winner="opencl"), "not a declared candidate"),

@@ -1,0 +1,86 @@
+"""`testcard measure --form live|render`: which form runs where, what a live race refuses, and
+(under Xvfb, a real X server with GL) a live race end to end, recorded and looked up."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from app.cli import main
+from app.commands.measure_live import live_display_problem
+from core.decisions import DecisionCache, cache_path, fingerprint
+from tests.helpers import ROOT
+from tests.helpers.screens import xvfb_server
+
+SMALL = ["--band", "animated@64x36/rgb10", "--candidates", "numpy,torch-eager", "--rounds", "2",
+         "--frames", "3", "--warmup", "1"]
+
+
+@pytest.mark.parametrize("env,platform,why", [
+    ({"QT_QPA_PLATFORM": "offscreen", "DISPLAY": ":0"}, "linux", "QT_QPA_PLATFORM=offscreen has no screen"),
+    ({}, "linux", "DISPLAY and WAYLAND_DISPLAY are not set"),
+    ({"DISPLAY": ":0"}, "linux", None),
+    ({"WAYLAND_DISPLAY": "wayland-0"}, "linux", None),
+    ({"QT_QPA_PLATFORM": "xcb"}, "linux", None),
+    ({}, "darwin", None),
+    ({"QT_QPA_PLATFORM": "minimal"}, "win32", "QT_QPA_PLATFORM=minimal"),
+])
+def test_where_a_live_race_can_present(env, platform, why):
+    got = live_display_problem(env, platform)
+    assert (got is None) if why is None else (why in got)
+
+
+def test_the_default_form_here_is_render_and_it_is_said(capsys):
+    # the tests run on the offscreen platform: no screen, so the isolated race
+    assert main(["measure", *SMALL, "--json", "--no-record"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data[0]["form"] == "render" and "period_ms" not in data[0]
+    assert "late" not in data[0]["candidates"]["numpy"]
+
+
+def test_a_live_race_without_a_display_is_refused_and_records_nothing(capsys):
+    assert main(["measure", *SMALL, "--form", "live"]) == 2
+    err = capsys.readouterr().err
+    assert ("--form live needs a display: QT_QPA_PLATFORM=offscreen has no screen to present on; "
+            "race with --form render") in err
+    assert "Traceback" not in err and not cache_path().exists()
+
+
+def test_screen_is_only_for_a_live_race(capsys):
+    assert main(["measure", *SMALL, "--form", "render", "--screen", "1"]) == 2
+    assert "--screen is where a live race presents; it needs --form live" in capsys.readouterr().err
+
+
+@pytest.mark.qt
+@pytest.mark.xvfb
+def test_a_live_race_under_xvfb_is_recorded_as_live_and_outranks_the_render_one(tmp_path, capsys):
+    with xvfb_server("640x480", "640x480") as display:
+        env = dict(os.environ, DISPLAY=display, QT_QPA_PLATFORM="xcb", PYTHONPATH=str(ROOT))
+        env.pop("TESTCARD_PRESENTER", None)
+        proc = subprocess.run([sys.executable, "-m", "app", "measure", *SMALL, "--form", "live",
+                               "--screen", "1", "--json"], cwd=ROOT, env=env, capture_output=True,
+                              text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    (data,) = json.loads(proc.stdout)
+    # an 8-bit Xvfb surface: the band is raced, and recorded, in the format it shows
+    assert data["form"] == "live" and data["band"] == "animated@64x36/rgb8" and data["recorded"]
+    assert data["period_ms"] == pytest.approx(1000 / 60, rel=0.01)
+    for name in ("numpy", "torch-eager"):
+        c = data["candidates"][name]
+        assert c["status"] == "ok" and 0 <= c["late"] <= 2 * 3
+        assert c["interval_p99_ms"] > 0 and c["cost_p99_ms"] > 0
+    assert "measure: live on screen 1" in proc.stderr and "opengl presenter" in proc.stderr
+    key = f"{fingerprint('cpu')}|animated@64x36/rgb8|live"
+    assert DecisionCache().load()[key]["winner"] == data["winner"]
+    # a render verdict for the same band is kept beside it; the live one is what a lookup takes
+    assert main(["measure", "--band", "animated@64x36/rgb8", *SMALL[2:], "--form", "render"]) == 0
+    capsys.readouterr()
+    assert main(["decisions", "which", "animated@64x36/rgb8"]) == 0
+    out = capsys.readouterr().out
+    assert f": {data['winner']}\n" in out and "source: cache (live race)" in out
+    assert "form: live at 60.00 Hz" in out
+    assert main(["decisions", "show"]) == 0
+    shown = capsys.readouterr().out
+    assert shown.count("animated@64x36/rgb8") == 2 and " live " in shown and " render " in shown
