@@ -6,6 +6,9 @@ such file, or a video (mp4, mov, mkv, ...; 8- or 10-bit) read through PyAV.
 ``Capture.frames()`` is a generator: a long capture never sits in memory
 whole.  A frame that cannot be read comes out as a ``CapturedFrame`` with
 ``image=None`` and ``error`` set, at its position, and reading goes on.
+Image files are decoded a few ahead on a small pool of threads (the decoders
+release the GIL), still in order and with a bound on the decoded frames waiting
+(:mod:`core.capture.readahead`); a video decodes on its codec's own threads.
 
 Video frames come out as their luma plane (``(H, W)`` uint8, or uint16 holding
 10-bit codes) when the format has one, because the counter panel is black and
@@ -23,7 +26,10 @@ from pathlib import Path
 
 import numpy as np
 
+from core.capture.header import MAX_IMAGE_PIXELS, check_image
+from core.capture.readahead import ReadAhead, default_threads
 from core.imageio import read_frame, sidecar_path
+from core.jsonfile import load_json
 
 IMAGE_SUFFIXES = (".png", ".tif", ".tiff", ".jpg", ".jpeg", ".npy")
 VIDEO_SUFFIXES = (".mp4", ".mov", ".mkv", ".avi", ".webm", ".m4v", ".ts", ".mxf")
@@ -74,38 +80,79 @@ class Capture:
 
 
 class ImageSequence(Capture):
+    """Image files in order.  ``read_threads`` decode the next files while the caller works
+    on this one (:class:`~core.capture.readahead.ReadAhead`: order kept, at most
+    ``read_ahead`` decoded frames waiting); 1 reads each file when it is asked for."""
+
     kind = "images"
 
-    def __init__(self, source: str, files: list[Path], fps: float | None = None):
+    def __init__(self, source: str, files: list[Path], fps: float | None = None,
+                 read_threads: int | None = None, read_ahead: int | None = None):
         super().__init__(source, fps)
         self.files = files
         self.count = len(files)
+        threads = default_threads() if read_threads is None else read_threads
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"read threads: expected a whole number >= 1, got {read_threads!r}")
+        self.read_threads = min(threads, max(1, len(files)))
+        self.read_ahead = read_ahead
+        self._reading: ReadAhead | None = None
 
         for f in files[:1]:
             if sidecar_path(f).exists():
                 self.manifest_path = sidecar_path(f)
+        # for image files without a significant-bits mark (see core.imageio)
+        self.bit_depth = sidecar_bit_depth(self.manifest_path) if self.manifest_path else None
 
     def frames(self) -> Iterator[CapturedFrame]:
-        for pos, path in enumerate(self.files):
-            ts = pos / self.fps if self.fps else None
-            try:
-                image = read_image(path)
-            except ValueError as exc:
-                yield CapturedFrame(pos, ts, None, path.name, str(exc))
-                continue
-            yield CapturedFrame(pos, ts, image, path.name)
+        reading = ReadAhead(enumerate(self.files), self._frame, self.read_threads, self.read_ahead)
+        self._reading = reading
+        with reading:
+            yield from reading
+
+    def _frame(self, item: tuple[int, Path]) -> CapturedFrame:
+        pos, path = item
+        ts = pos / self.fps if self.fps else None
+        try:
+            image = read_image(path, self.bit_depth)
+        except ValueError as exc:   # at its position, and reading goes on
+            return CapturedFrame(pos, ts, None, path.name, str(exc))
+        return CapturedFrame(pos, ts, image, path.name)
+
+    def close(self) -> None:
+        if self._reading is not None:
+            self._reading.close()
 
 
-def read_image(path) -> np.ndarray:
-    """One capture file as (H, W, 3) numbers; ``ValueError`` naming the file when it cannot be."""
+def read_image(path, bit_depth: int | None = None, *, max_pixels: int = MAX_IMAGE_PIXELS) -> np.ndarray:
+    """One capture file as (H, W, 3) numbers; ``ValueError`` naming the file when it cannot be:
+    a header declaring more than ``max_pixels`` (:func:`core.capture.header.check_image`, before
+    any decoding), a format other than PNG, TIFF, JPEG or .npy, a truncated or corrupt file.
+
+    Samples come back as code values: shifted by the file's own significant-bits mark, or
+    by ``bit_depth`` (the sidecar's) when it has none (:func:`core.imageio.decode_image`).
+    """
     p = Path(path)
+    check_image(p, max_pixels)
     try:
-        arr = read_frame(p)
+        arr = read_frame(p, bit_depth)
     except ValueError:
         raise
     except Exception as exc:  # a decoder library failing on a damaged file
         raise ValueError(f"cannot read {p.name}: {exc}") from None
     return as_image(arr, p.name)
+
+
+def sidecar_bit_depth(path) -> int | None:
+    """The bit depth a frame's sidecar records; None when it has none or cannot be read (the
+    decoder says so itself when it reads the sidecar for the panel)."""
+    try:
+        doc = load_json(path)
+    except (OSError, ValueError):
+        return None
+    depth = doc.get("bit_depth") if isinstance(doc, dict) else None
+    ok = isinstance(depth, int) and not isinstance(depth, bool) and 1 <= depth <= 16
+    return depth if ok else None
 
 
 def as_image(arr, name: str = "frame") -> np.ndarray:
@@ -131,8 +178,14 @@ def as_image(arr, name: str = "frame") -> np.ndarray:
 class VideoCapture(Capture):
     kind = "video"
 
-    def __init__(self, path: Path, fps: float | None = None):
+    def __init__(self, path: Path, fps: float | None = None, max_pixels: int = MAX_IMAGE_PIXELS,
+                 threads: int | None = None):
+        """``threads``: the codec's decoding threads (default: FFmpeg's own choice; 1: one)."""
         import av
+
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                    or threads < 1):
+            raise ValueError(f"read threads: expected a whole number >= 1, got {threads!r}")
 
         super().__init__(str(path), fps)
         self.path = path
@@ -144,7 +197,10 @@ class VideoCapture(Capture):
             self._container.close()
             raise ValueError(f"{path.name} has no video stream (no frames to decode)")
         stream = self._container.streams.video[0]
-        stream.thread_type = "AUTO"
+        # frame and slice threads as the codec allows (FFmpeg decodes one thread by default)
+        stream.thread_type = "AUTO" if threads != 1 else "NONE"
+        if threads is not None and threads > 1:
+            stream.thread_count = threads
         self._stream = stream
         self.count = int(stream.frames) or None
         rate = stream.average_rate or stream.guessed_rate
@@ -152,6 +208,12 @@ class VideoCapture(Capture):
             self.fps = float(rate)
         self.codec = stream.codec_context.name
         self.pix_fmt = stream.codec_context.pix_fmt
+        self.max_pixels = max_pixels
+        w, h = stream.codec_context.width or 0, stream.codec_context.height or 0
+        if w * h > max_pixels:  # from the container's header, before a frame is decoded
+            self._container.close()
+            raise ValueError(f"cannot open video {path.name}: its {w}x{h} frames ({w * h:,} pixels) "
+                             f"are over the limit of {max_pixels:,} pixels")
 
         if sidecar_path(path).exists():
             self.manifest_path = sidecar_path(path)
@@ -184,6 +246,9 @@ class VideoCapture(Capture):
                     if ts is None and fallback_dt:
                         ts = pos * fallback_dt
                     try:
+                        if frame.width * frame.height > self.max_pixels:  # a stream that grew
+                            raise ValueError(f"{frame.width}x{frame.height} is over the limit of "
+                                             f"{self.max_pixels:,} pixels")
                         image = video_frame_array(frame)
                     except Exception as exc:
                         yield CapturedFrame(pos, ts, None, None, f"cannot convert frame: {exc}")
@@ -240,8 +305,12 @@ def video_frame_array(frame) -> np.ndarray:
     return frame.to_ndarray(format="rgb48le" if high else "rgb24")
 
 
-def open_capture(path, capture_fps: float | None = None) -> Capture:
+def open_capture(path, capture_fps: float | None = None, *, read_threads: int | None = None) -> Capture:
     """A capture from a folder, a glob, one image, or a video file.
+
+    ``read_threads``: threads decoding image files ahead (default: the CPUs, at most 4; 1
+    reads each file when it is asked for); for a video, the codec's own decoding threads
+    (default: FFmpeg's choice).
 
     Raises ``ValueError`` with one clear sentence for a path that does not
     exist, an empty folder, a glob that matches nothing, an unsupported file
@@ -257,7 +326,7 @@ def open_capture(path, capture_fps: float | None = None) -> Capture:
         if not files:
             raise ValueError(f"no image files match {text}")
         files.sort(key=lambda f: natural_key(str(f)))
-        return ImageSequence(text, files, capture_fps)
+        return ImageSequence(text, files, capture_fps, read_threads)
     if not p.exists():
         raise ValueError(f"{text} does not exist")
     if p.is_dir():
@@ -266,11 +335,11 @@ def open_capture(path, capture_fps: float | None = None) -> Capture:
         if not files:
             raise ValueError(f"no image files ({', '.join(IMAGE_SUFFIXES)}) in folder {text}")
         files.sort(key=lambda f: natural_key(f.name))
-        return ImageSequence(text, files, capture_fps)
+        return ImageSequence(text, files, capture_fps, read_threads)
     suffix = p.suffix.lower()
     if suffix in IMAGE_SUFFIXES:
-        return ImageSequence(text, [p], capture_fps)
+        return ImageSequence(text, [p], capture_fps, read_threads)
     if suffix in VIDEO_SUFFIXES:
-        return VideoCapture(p, capture_fps)
+        return VideoCapture(p, capture_fps, threads=read_threads)
     raise ValueError(f"{p.name}: unsupported file type (images: {', '.join(IMAGE_SUFFIXES)}; "
                      f"video: {', '.join(VIDEO_SUFFIXES)})")

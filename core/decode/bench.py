@@ -1,4 +1,5 @@
-"""How fast counter panels decode: in memory once located (one core), and from files.
+"""How fast counter panels decode: in memory once located (one core), and from files, each
+read with one thread and with several (image files decoded ahead, a video's codec threads).
 
 Rows of figures for ``testcard bench decode``; nothing here passes or fails.
 """
@@ -12,7 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core.decode.job import decode_path
+from core.capture import default_threads, open_capture
+from core.decode.job import DecodeJob, DecodeRequest
 from core.decode.reader import PanelReader
 from core.imageio import write_frame
 from core.patterns import make_spec, render
@@ -31,10 +33,14 @@ def _rate(n: int, seconds: float) -> dict:
 
 def bench_decode(width: int = 1920, height: int = 1080, bits: int = 16, frames: int = 120,
                  files: int = 60, repeats: int = 5, progress: Callable[[str], None] | None = None,
-                 clock: Callable[[], float] = time.perf_counter) -> list[dict]:
-    """Decode rates: in memory (RGB and luma, panel located beforehand), then PNG and video files."""
+                 clock: Callable[[], float] = time.perf_counter, threads: int | None = None) -> list[dict]:
+    """Decode rates: in memory (RGB and luma, panel located beforehand), then PNG and video
+    files, each read with one thread and with ``threads`` (default: the CPUs, at most 4):
+    image files decoded ahead, a video on that many codec threads."""
     import cv2
 
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+        raise ValueError(f"threads must be a whole number >= 1, got {threads!r}")
 
     step = progress or (lambda note: None)
     step("rendering")
@@ -73,6 +79,9 @@ def bench_decode(width: int = 1920, height: int = 1080, bits: int = 16, frames: 
     if files <= 0:
         return rows
 
+    threads = default_threads() if threads is None else threads
+    files = min(files, len(rgb))     # the files are the first rendered frames
+    counts = sorted({1, threads})    # one thread (file by file) against the read-ahead
     with tempfile.TemporaryDirectory(prefix="testcard-bench-") as tmp:
         folder = Path(tmp) / "png"
         folder.mkdir()
@@ -80,11 +89,7 @@ def bench_decode(width: int = 1920, height: int = 1080, bits: int = 16, frames: 
         step("writing PNG files")
         for i, img in enumerate(rgb[:files]):
             write_frame(folder / f"cap{i:05d}.png", img, 8)
-        step("decoding PNG files")
-        t0 = clock()
-        rep = decode_path(folder)
-        rows.append(dict(case="PNG files (read + decode)", **_rate(files, clock() - t0),
-                         note=f"{rep['summary']['decoded']} decoded"))
+        sources = [("PNG files", folder, "")]
         for codec, pix_fmt, suffix in (("libx264", "yuv420p", "mp4"), ("libx264", "yuv420p10le", "mkv")):
             path = Path(tmp) / f"cap_{pix_fmt}.{suffix}"
             step(f"encoding {codec} {pix_fmt}")
@@ -94,13 +99,28 @@ def bench_decode(width: int = 1920, height: int = 1080, bits: int = 16, frames: 
                 rows.append(dict(case=f"video {codec} {pix_fmt}", frames=0, frames_per_s=None,
                                  ms_per_frame=None, note=f"cannot encode here: {exc}"))
                 continue
-            step(f"decoding {suffix}")
-            t0 = clock()
-            rep = decode_path(path)
-            rows.append(dict(case=f"video {codec} {pix_fmt} .{suffix} (read + decode)",
-                             **_rate(files, clock() - t0),
-                             note=f"{rep['summary']['decoded']} decoded; FFmpeg uses its own threads"))
+            sources.append((f"video {codec} {pix_fmt} .{suffix}", path, "codec threads; "))
+        for name, path, what in sources:
+            for n in counts:
+                step(f"decoding {name}, {n} thread(s)")
+                t0 = clock()
+                decoded = _decode_file(path, n)
+                label = "one thread" if n == 1 else f"{n} threads"
+                rows.append(dict(case=f"{name} (read + decode), {label}", **_rate(files, clock() - t0),
+                                 note=f"{what}{decoded} decoded"))
     return rows
+
+
+def _decode_file(path: Path, threads: int) -> int:
+    """Decode a capture with ``threads`` reading (image files ahead, or the codec's own)."""
+    capture = open_capture(path, read_threads=threads)
+    try:
+        job = DecodeJob(DecodeRequest(str(path)), frames=capture.frames())
+        for _ in job:
+            pass
+        return job.report()["summary"]["decoded"]
+    finally:
+        capture.close()
 
 
 def _encode(path: Path, frames: list[np.ndarray], codec: str, pix_fmt: str, fps: int = 60) -> None:

@@ -4,7 +4,7 @@ and the counter that proves how many graphs a compile made."""
 from __future__ import annotations
 
 from core.engine import formats as F
-from core.engine.gather import compiled_gather, frame_rows, realize_op
+from core.engine.gather import LeadLines, compiled_gather, finish_lines, frame_rows, realize_op
 from core.engine.renderers import Target, TorchRenderer
 
 
@@ -12,8 +12,9 @@ class CompiledRenderer(TorchRenderer):
     """The whole frame (pattern, conversion, gather) as one Inductor graph.
 
     On the CPU the graph writes straight into the host buffer (Inductor turns
-    ``out.copy_(frame)`` into the gather kernel's store, and many full-width
-    rows are copied there by ``testcard::gather_rows``); elsewhere it returns
+    ``out.copy_(frame)`` into the gather kernel's store; many full-width rows are
+    stored over its first lines and the other lines copied from those after the
+    graph, :func:`~core.engine.gather.finish_lines`); elsewhere it returns
     the frame, copied into the pinned host buffer.  With CUDA graphs the
     output lives in the graph's pool and is overwritten by the next replay,
     so it is copied out before the next frame.
@@ -37,10 +38,15 @@ class CompiledRenderer(TorchRenderer):
 
         def frame_into(frame, out):
             got = compiled_gather(torch, frame_rows(torch, spec, fmt, frame, device), realize, out=out)
+            if isinstance(got, LeadLines):   # traced once: the count is the plan's
+                self._lead = got.count
+                return got.index, got.ordered
             if got is not None:
                 out.copy_(got)
+            return None
 
         self._frame_fn, self._frame_into = frame_fn, frame_into
+        self._lead = 0   # rows the in-place graph leaves over the first lines (0: a whole frame)
         self._mode = "reduce-overhead" if self.cudagraphs else "default"
         self._on_graph = on_graph
         self.fn = None
@@ -100,7 +106,9 @@ class CompiledRenderer(TorchRenderer):
 
     def produce(self):
         if self.in_place:
-            self.fn(self.frame, self._out)
+            got = self.fn(self.frame, self._out)
+            if self._lead:
+                finish_lines(self.torch, self._out, self._lead, *got)
             return None
         if self.cudagraphs:
             self.torch.compiler.cudagraph_mark_step_begin()

@@ -4,6 +4,7 @@ gather that writes it into the output buffer (plain, and as a compiled graph see
 from __future__ import annotations
 
 import threading
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -95,17 +96,6 @@ def realize_op():
     return _ops()["realize"]
 
 
-def gather_rows_op():
-    """``testcard::gather_rows(rows, index, out)``: ``out[i] = rows[index[i]]``, in place.
-
-    ATen's ``index_select(out=)`` copies each line of contiguous rows with one
-    ``memcpy``, split over torch's threads; Inductor's own gather is a loop of vector loads and
-    stores, about twice the cost of a fill at 2160p on two threads.  As an
-    opaque op inside the compiled graph it is the graph's last kernel.
-    """
-    return _ops()["gather_rows"]
-
-
 def _ops():
     with _OPS_LOCK:
         if "realize" not in _OPS:
@@ -120,20 +110,33 @@ def _ops():
                 return torch.empty_like(x)
 
             _OPS["realize"] = realize
-        if "gather_rows" not in _OPS:
-            import torch
-
-            @torch.library.custom_op("testcard::gather_rows", mutates_args=("out",),
-                                     schema="(Tensor rows, Tensor index, Tensor(a!) out) -> ()")
-            def gather_rows(rows, index, out):
-                torch.index_select(rows, 0, index, out=out)
-
-            @gather_rows.register_fake
-            def _(rows, index, out):
-                return None
-
-            _OPS["gather_rows"] = gather_rows
     return _OPS
+
+
+class LeadLines(NamedTuple):
+    """A compiled graph wrote a plan's ``count`` rows over the frame's first lines.
+
+    ``index`` (the plan's line index) and ``ordered`` (whether its first ``count`` entries
+    are 0..count-1, a 0-d bool) are the graph's outputs; ``count`` is fixed when it is traced.
+    """
+    count: int
+    index: Any
+    ordered: Any
+
+
+def finish_lines(torch, out, count: int, index, ordered) -> None:
+    """The frame in ``out`` from the rows a graph left over its first ``count`` lines.
+
+    Lines that take their rows in order (a mirrored plate: every line of the top half)
+    stay; the others are copied from them, one ``memcpy`` per line (ATen's
+    ``index_select``, split over torch's threads).  Any other index is still exact: the
+    rows are copied aside and gathered whole.
+    """
+    if bool(ordered):
+        if count < out.shape[0]:
+            torch.index_select(out[:count], 0, index[count:], out=out[count:])
+        return
+    torch.index_select(out[:count].clone(), 0, index, out=out)
 
 
 def compiled_gather(torch, plan: Rows, realize, out=None):
@@ -147,8 +150,9 @@ def compiled_gather(torch, plan: Rows, realize, out=None):
     one pixel's words along the line, and a patch's few lines (a counter band)
     replace theirs.  Returns ``(H, W, C)`` / ``(H, W)`` elements, or ``(H, N)``
     int32 words.  Given ``out`` (that layout, on the CPU) the frame is written
-    there and the result is None: many full-width rows by ``testcard::gather_rows``,
-    a patch over the frame's own store.
+    there and the result is None (a patch over the frame's own store), or, for many
+    full-width rows, they are written over its first lines and the result is the
+    :class:`LeadLines` that :func:`finish_lines` completes the frame from.
     """
     rows, index, width, height = plan.rows, plan.index, plan.width, plan.height
     k, narrow = rows.shape[0], rows.shape[1] != width
@@ -176,12 +180,14 @@ def compiled_gather(torch, plan: Rows, realize, out=None):
     elif narrow:
         # realised for the same reason: one value per line, computed once
         frame = torch.index_select(realize(rows).expand(k, width, *rows.shape[2:]), 0, index)
-    elif out is not None and plan.patch is None:
-        # many full-width rows (zone plate): computed once (inlined into the gather,
-        # their formula would run again for every output pixel), then copied into
-        # the host buffer by one memcpy per line, which also saves realising them twice
-        gather_rows_op()(rows.contiguous(), index, out)   # (a broadcast is made whole first)
-        return None
+    elif out is not None and plan.patch is None and k <= height:
+        # many full-width rows (zone plate): computed once, by the graph's loop storing
+        # them straight over the host buffer's first k lines (inlined into a gather, their
+        # formula would run again for every output pixel; realised, they would be written
+        # twice); finish_lines then copies the other lines from those, after the graph
+        out[:k].copy_(rows)
+        ordered = (index[:k] == torch.arange(k, device=index.device)).all()
+        return LeadLines(k, index, ordered)
     else:
         frame = torch.index_select(realize(rows), 0, index)
     if plan.patch is None:

@@ -14,6 +14,13 @@ from core.plan import Rows
 
 
 # ---------------------------------------------------------------- zone plate
+# Phase n/(8d) cycles with n = u*u + v*v on doubled offsets (u = 2x+1-W, v = 2y+1-H, so n is
+# an integer); a pixel is inside the circle when n <= d*d.  The code values come from one
+# table: (u*u mod P) + (v*v mod P) < 2P, P = 8d, indexes a LUT holding two periods, the
+# squares and their residues being host tables (exact int64 arithmetic, once), so every
+# path reads the same entry for every pixel and no path computes a cosine or a modulo per
+# pixel.  The plate is symmetric about both centre lines: rows are top-half lines, which
+# the final gather mirrors.
 def zone_plate_lut(levels, diameter: int, amplitude: float) -> np.ndarray:
     """Code values for phase n/(8d) cycles, n in [0, 16d), plus mid grey at the end."""
     period = 8 * diameter
@@ -26,47 +33,82 @@ def zone_plate_lut(levels, diameter: int, amplitude: float) -> np.ndarray:
 
 
 def _zone_plate(ctx: Ctx, p):
-    xp = ctx.xp
     w, h = ctx.width, ctx.height
     d = max(2, round(min(w, h) * p["diameter"] / 100.0))
-    period = 8 * d
     lut = zone_plate_lut(ctx.levels, d, p["amplitude"]).astype(np.uint16)
-    # Doubled offsets keep n = u*u + v*v integral.  The plate is symmetric about
-    # both centre lines, so only the top-left quarter is computed: its columns
-    # are mirrored into rows, and the final gather mirrors the lines.
-    half = (h + 1) // 2
-    # numpy copies the quarter's RGB triples and mirrors them; torch computes the
-    # half frame's full rows, which a compiled graph fuses into one loop (a flip and
-    # a concatenation would each be another pass)
-    hw = (w + 1) // 2 if not X.is_torch(xp) else w
-    # the squares and their phases are host tables (exact int64 arithmetic, once):
-    # a modulo inside a compiled per-pixel loop is an integer division per pixel
-    u = np.arange(hw, dtype=np.int64) * 2 + 1 - w
-    v = np.arange(half, dtype=np.int64) * 2 + 1 - h
-    u2, v2 = u * u, v * v
+    if X.is_torch(ctx.xp):
+        rows, index = _torch_rows(ctx, d, lut)
+    else:
+        rows, index = _numpy_rows(w, h, d, lut)
+    return Rows(rows, ctx.const(index), w, h)
+
+
+def _squares(count: int, extent: int) -> np.ndarray:
+    """u*u (or v*v) of the first ``count`` doubled offsets across ``extent`` pixels."""
+    u = np.arange(count, dtype=np.int64) * 2 + 1 - extent
+    return u * u
+
+
+def _mirrored(h: int) -> np.ndarray:
+    """Line l takes top-half line min(l, H-1-l)."""
+    lines = np.arange(h)
+    return np.minimum(lines, h - 1 - lines)
+
+
+def _torch_rows(ctx: Ctx, d: int, lut: np.ndarray):
+    """``(ceil(H/2), W, 3)`` int32 view of the top-half lines' grey codes, per pixel: a
+    compiled graph fuses the table reads, the phase and the format conversion into one loop
+    that writes the top half of the frame where it lands (see core.engine.gather)."""
+    xp, w, h = ctx.xp, ctx.width, ctx.height
+    half, period = (h + 1) // 2, 8 * d
+    u2, v2 = _squares(w, w), _squares(half, h)
 
     def table(values):  # int32: Inductor's C++ backend does not vectorise uint16
-        return ctx.const(values.astype(np.int32), "int32")
+        return ctx.const(np.asarray(values).astype(np.int32), "int32")
 
     inside = table(u2)[None, :] <= table(d * d - v2)[:, None]
-    # phase n/(8d) cycles: (u2 mod P) + (v2 mod P) < 2P indexes a LUT holding two periods
     phase = table(u2 % period)[None, :] + table(v2 % period)[:, None]
-    idx = xp.where(inside, phase, 2 * period)
-    if X.is_torch(xp):
-        # grey: one table read per pixel, seen by every channel (a compiled graph
-        # reads it once and fuses the format conversion into the same loop); idx
-        # is in range by construction, so no bounds check per pixel
-        grey = xp.ops.aten._unsafe_index(table(lut), [idx])
-        rows = grey[:, :, None].expand(half, w, 3)
-    else:
-        # one 6-byte item per pixel: numpy copies RGB triples at once instead of 3 strided values
-        triples = np.ascontiguousarray(np.repeat(lut[:, None], 3, 1)).view("V6").reshape(-1)
-        # and mirrors them as whole items too (a reversed uint16 view copies per value)
-        quarter = np.take(triples, idx)
-        rows = np.concatenate([quarter, quarter[:, : w - hw][:, ::-1]], axis=1)
-        rows = rows.view(np.uint16).reshape(half, w, 3)
-    lines = ctx.lines()
-    return Rows(rows, xp.minimum(lines, h - 1 - lines), w, h)
+    # idx is in range by construction, so no bounds check per pixel (an unconditional read
+    # of every pixel vectorises better than a read masked by the circle)
+    grey = xp.ops.aten._unsafe_index(table(lut), [xp.where(inside, phase, 2 * period)])
+    return grey[:, :, None].expand(half, w, 3), _mirrored(h)
+
+
+def _numpy_rows(w: int, h: int, d: int, lut: np.ndarray):
+    """``(K + 1, W, 3)`` uint16 rows: the K top-half lines that meet the circle, then one
+    grey line for those that do not, and the line index.
+
+    Only the top-left quarter of the circle's square is read from the table (as grey codes);
+    OpenCV makes it RGB and mirrors it into the right half (exact copies, several times faster
+    than numpy's strided 3-wide ones); the columns beside the circle are grey.
+    """
+    import cv2
+
+    period, grey, left = 8 * d, lut[-1], (w + 1) // 2      # left half: columns 0..left-1
+    v2 = _squares((h + 1) // 2, h)
+    y0 = int(np.count_nonzero(v2 > d * d))             # lines 0..y0-1 miss the circle
+    x0 = int(np.count_nonzero(_squares(left, w) > d * d))   # and columns 0..x0-1
+    v2, u2 = v2[y0:], _squares(left, w)[x0:]
+    k = len(v2)
+    codes = np.take(lut, (u2 % period)[None, :] + (v2 % period)[:, None])
+    np.copyto(codes, grey, where=u2[None, :] > (d * d - v2)[:, None])
+    rows = np.empty((k + 1, w, 3), np.uint16)          # every pixel written once below
+    rows[k].fill(grey)
+    rows[:k, :x0].fill(grey)
+    rows[:k, w - x0:].fill(grey)
+    _into(cv2.cvtColor(codes, cv2.COLOR_GRAY2RGB, dst=rows[:k, x0:left]), rows[:k, x0:left])
+    mirrored = w - left - x0                           # columns left.. mirror ..w-left-1
+    if mirrored:
+        dst = rows[:k, left:left + mirrored]
+        _into(cv2.flip(rows[:k, x0:x0 + mirrored], 1, dst=dst), dst)
+    m = _mirrored(h)
+    return rows, np.where(m < y0, k, m - y0)
+
+
+def _into(got: np.ndarray, dst: np.ndarray) -> None:
+    # OpenCV writes into ``dst`` when it can; should it ever hand back a new array instead
+    if not np.may_share_memory(got, dst):
+        np.copyto(dst, got)
 
 
 register(Pattern(

@@ -137,8 +137,9 @@ def test_sizes_that_do_not_divide_stay_exact(name, params, w, h, fmt):
             np.testing.assert_array_equal(res.data, expected(spec, i, fmt), err_msg=f"frame {i}")
 
 
-# The zone plate is many full-width rows: the graph computes its half-frame lines and
-# ends in ``testcard::gather_rows`` into the host buffer (mirroring the lines).
+# The zone plate is many full-width rows: the graph stores its top-half lines over the host
+# buffer's first lines and finish_lines mirrors them after the graph (a region of interest
+# leaves the lines out of order: the rows are gathered whole).
 PER_PIXEL = [
     pytest.param({}, 65, 37, None, None, "rgb10", id="odd-65x37-rgb10"),
     pytest.param({"diameter": 40.0, "amplitude": 70.0}, 64, 36, None, None, "native", id="small-native"),
