@@ -61,6 +61,12 @@ ENV_VARS: dict[str, str] = {
                                      "executable cannot act as a worker process.",
     "XDG_DATA_HOME": "Where `testcard install-desktop` puts the menu entry and icons (default "
                      "`~/.local/share`).",
+    "TESTCARD_TEST_STALL_EVERY": "Test hook: every N-th presented frame, the frame after it is logged "
+                                 "as presented and never shown (a compositor discarding a frame after "
+                                 "a stall), so a capture shows display drops. Never set it otherwise.",
+    "TESTCARD_TEST_CAPTURE_STALL_EVERY": "Test hook for `testcard latency`: every N-th capture the "
+                                         "reader stalls until the source's queue overflows, so the "
+                                         "capture drops frames. Never set it otherwise.",
 }
 
 

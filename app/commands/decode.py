@@ -14,6 +14,7 @@ from app.commands.common import (
     print_table,
     refuse_overwriting_inputs,
 )
+from app.commands.decode_live import add_live_arguments, check_live, run_live
 from core.patterns import parse_size
 
 
@@ -25,8 +26,9 @@ def register(sub) -> None:
                     "that could not be read or decoded, never counted as drops. The robust layout is "
                     "recognised by itself; a manifest is a hint checked against the capture; without "
                     "one or --bits a compat panel's bit count is read from the picture.")
-    p.add_argument("path", metavar="PATH",
-                   help="a folder or glob of PNG/TIFF/JPEG/.npy frames, one image, or a video file")
+    p.add_argument("path", metavar="PATH", nargs="?",
+                   help="a folder or glob of PNG/TIFF/JPEG/.npy frames, one image, or a video file "
+                        "(or --live SOURCE)")
     p.add_argument("--manifest", metavar="FILE",
                    help="sidecar manifest (FRAME.png.json from `testcard render`): where the panel is")
     p.add_argument("--bits", type=int, metavar="N",
@@ -47,6 +49,7 @@ def register(sub) -> None:
     p.add_argument("--fail-on-gap", action="store_true",
                    help="exit 1 when any captured frame could not be read or decoded (a gap of "
                         "unknown content)")
+    add_live_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -57,6 +60,9 @@ def register_bench(bench_sub) -> None:
     p.add_argument("--frames", type=int, default=120, help="distinct frames to decode (default 120)")
     p.add_argument("--files", type=int, default=60, help="frames written to PNG and video (default 60)")
     p.add_argument("--no-files", action="store_true", help="only the in-memory figures")
+    p.add_argument("--threads", type=int, default=None,
+                   help="reading threads set against one (image files decoded ahead, a video's "
+                        "codec threads; default: the CPUs, at most 4)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_bench)
 
@@ -95,7 +101,10 @@ def _inputs(job) -> list:
 def run(args) -> int:
     from core.decode import DecodeJob, DecodeRequest, summary_lines, write_csv, write_plot
 
+    check_live(args)
     _check_args(args)
+    if args.live is not None:
+        return run_live(args)
     job = DecodeJob(DecodeRequest(args.path, args.manifest, args.bits, args.capture_fps, args.display_fps))
     try:
         refuse_overwriting_inputs([args.csv, args.plot], _inputs(job))
@@ -142,6 +151,8 @@ def run_bench(args) -> int:
         raise CliError(f"--bits must be 1..31, got {args.bits}")
     if args.frames < 1 or args.files < 1:
         raise CliError("--frames and --files must be at least 1")
+    if args.threads is not None and args.threads < 1:
+        raise CliError(f"--threads must be at least 1, got {args.threads}")
     if not args.no_files:
         import tempfile
         from pathlib import Path
@@ -150,7 +161,7 @@ def run_bench(args) -> int:
                      "--no-files measures in memory only")
     prog = Progress(None, "bench decode")
     rows = bench_decode(w, h, bits=args.bits, frames=args.frames, files=0 if args.no_files else args.files,
-                        progress=lambda note: prog.update(prog.done + 1, note))
+                        progress=lambda note: prog.update(prog.done + 1, note), threads=args.threads)
     prog.close()
     if args.json:
         print_json(rows)

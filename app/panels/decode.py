@@ -8,6 +8,8 @@ job's ``steps``: batches of per-frame results arrive on the GUI thread a few tim
 Cancel stops it at the next frame, and a cancelled decode still reports the frames it read.
 Export writes the report (JSON, CSV or a PNG plot, by the file's extension) on a
 :class:`~app.workers.TaskRunner`.  The plot is :class:`~app.panels.decode_plot.DecodePlot`.
+A live source (a capture device, a screen grab) is decoded as it arrives by the Live section
+(:mod:`app.panels.decode_live`), as the panel's job too.
 
 For the main window (``app/panels/__init__.py``): ``PANEL_TITLE``, ``PANEL_AREA`` and
 ``create_panel(main_window)``; ``shutdown()`` stops the workers.  ``DecodePanel()``
@@ -21,7 +23,6 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDoubleSpinBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -36,7 +37,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.dialogs import FileDialogs
+from app.panels.decode_live import LiveSection, default_sources
 from app.panels.decode_plot import COLOURS, DecodePlot
+from app.panels.scale_section import ScaleSection
 from app.workers import JobPanel
 from core.decode import DecodeJob, DecodeRequest, format_event, summary_lines, write_report
 
@@ -80,9 +84,11 @@ class DecodePanel(JobPanel):
     report_exported = Signal(str)
     export_failed = Signal(str)
 
-    def __init__(self, parent=None):
+    def __init__(self, dialogs: FileDialogs | None = None, parent=None, *, list_sources=default_sources):
         super().__init__("testcard-decode-export", parent)
+        self._list_sources = list_sources          # the Live section's source list (off the GUI thread)
         self.setWindowTitle(PANEL_TITLE)
+        self.dialogs = dialogs or FileDialogs()   # start folders: last used, else documents
         self.report: dict | None = None
         self._build()
         self._set_running(False)
@@ -99,12 +105,20 @@ class DecodePanel(JobPanel):
         self.bits_spin = QSpinBox()
         self.bits_spin.setRange(0, 31)
         self.bits_spin.setSpecialValueText("auto")
-        self.bits_spin.setToolTip("compat panel bits (auto: 16; the robust panel says its own)")
+        self.bits_spin.setToolTip("compat panel bits (auto: the manifest's, else read from the picture; "
+                                  "the robust panel says its own)")
         self.fps_spin = QDoubleSpinBox()
         self.fps_spin.setRange(0, 10000)
         self.fps_spin.setDecimals(3)
         self.fps_spin.setSpecialValueText("from video")
         self.fps_spin.setToolTip("capture rate, frames per second")
+        self.display_fps_spin = QDoubleSpinBox()
+        self.display_fps_spin.setRange(0, 10000)
+        self.display_fps_spin.setDecimals(3)
+        self.display_fps_spin.setSpecialValueText("unknown")
+        self.display_fps_spin.setToolTip("display refresh rate: with the capture rate, repeats are "
+                                         "counted exactly and a display frozen for the whole "
+                                         "capture is told from a still capture")
         self.decode_button = QPushButton("Decode")
         self.cancel_button = QPushButton("Cancel")
         self.export_button = QPushButton("Export report...")
@@ -139,6 +153,8 @@ class DecodePanel(JobPanel):
         opts.addWidget(self.bits_spin)
         opts.addWidget(QLabel("capture fps"))
         opts.addWidget(self.fps_spin)
+        opts.addWidget(QLabel("display fps"))
+        opts.addWidget(self.display_fps_spin)
         run = QHBoxLayout()
         run.addWidget(self.decode_button)
         run.addWidget(self.cancel_button)
@@ -161,6 +177,15 @@ class DecodePanel(JobPanel):
         layout.addLayout(opts)
         layout.addLayout(run)
         layout.addWidget(self.status_label)
+        # scale from a captured zone plate: the same source fields, the panel's one job at a time
+        self.scale = ScaleSection(self, lambda: (self.path_edit.text().strip(),
+                                                 self.manifest_edit.text().strip() or None))
+        self.scale.running_changed.connect(lambda busy: self.decode_button.setEnabled(not busy))
+        layout.addWidget(self.scale)
+        # a live source decoded as it arrives (app/panels/decode_live.py): the panel's one job
+        self.live = LiveSection(self, self._list_sources)
+        self.live.running_changed.connect(self._set_running)
+        layout.addWidget(self.live)
         layout.addWidget(split, 1)
 
         self.open_folder_button.clicked.connect(self._open_folder_dialog)
@@ -171,8 +196,11 @@ class DecodePanel(JobPanel):
         self.export_button.clicked.connect(self._export_dialog)
 
     def _set_running(self, running: bool) -> None:
+        self.scale.setEnabled(not running)
+        self.live.set_busy(running)
         for w in (self.decode_button, self.open_folder_button, self.open_video_button, self.path_edit,
-                  self.manifest_edit, self.manifest_button, self.bits_spin, self.fps_spin):
+                  self.manifest_edit, self.manifest_button, self.bits_spin, self.fps_spin,
+                  self.display_fps_spin):
             w.setEnabled(not running)
         self.cancel_button.setEnabled(running)
         self.export_button.setEnabled(not running and self.report is not None)
@@ -182,8 +210,9 @@ class DecodePanel(JobPanel):
         """The decode the controls describe (built on the GUI thread, immutable)."""
         bits = self.bits_spin.value() or None
         fps = self.fps_spin.value() or None
+        display = self.display_fps_spin.value() or None
         manifest = self.manifest_edit.text().strip() or None
-        return DecodeRequest(self.path_edit.text().strip(), manifest, bits, fps)
+        return DecodeRequest(self.path_edit.text().strip(), manifest, bits, fps, display)
 
     def start(self, request: DecodeRequest | str | None = None, frames=None) -> None:
         """Decode ``request`` (or a path, or what the controls say).  ``frames``: an iterable of
@@ -231,6 +260,10 @@ class DecodePanel(JobPanel):
         self.status_label.setText(f"Decoding... {done} frames" + (f" of {total}" if total else ""))
         self.decode_progressed.emit(done, total)
 
+    def show_live_report(self, report: dict) -> None:
+        """A live decode's report (the Live section's): shown and exported as a file decode's."""
+        self._returned(report)
+
     @Slot(object)
     def _returned(self, report: dict) -> None:
         (self._cancelled if report["cancelled"] else self._finished)(report)
@@ -250,8 +283,10 @@ class DecodePanel(JobPanel):
         self.progress.setValue(1)
         self._show(report)
         s = report["summary"]
+        frozen = " The display froze for the whole capture." if s.get("frozen") else ""
         self.status_label.setText(f"Done: {s['frames']} frames, {s['dropped_count']} dropped, "
-                                  f"{s['repeated']} repeated, {s['torn']} torn.")
+                                  f"{s['repeated']} repeated, {s['torn']} torn, "
+                                  f"{s['gap_frames']} gap frames (unknown content, not drops).{frozen}")
         self.decode_finished.emit(report)
 
     def _cancelled(self, report: dict) -> None:
@@ -317,21 +352,21 @@ class DecodePanel(JobPanel):
 
     @Slot()
     def _open_folder_dialog(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Folder of captured frames")
+        path = self.dialogs.folder(self, "capture", "Folder of captured frames")
         if path:
             self.path_edit.setText(path)
             self.start()
 
     @Slot()
     def _open_video_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Captured video", "", VIDEO_FILTER)
+        path = self.dialogs.open_file(self, "capture", "Captured video", VIDEO_FILTER)
         if path:
             self.path_edit.setText(path)
             self.start()
 
     @Slot()
     def _manifest_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Manifest", "", "Manifests (*.json)")
+        path = self.dialogs.open_file(self, "manifest", "Manifest", "Manifests (*.json)")
         if path:
             self.manifest_edit.setText(path)
 
@@ -341,11 +376,11 @@ class DecodePanel(JobPanel):
 
     @Slot()
     def _export_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export decode report", "decode-report.json",
-                                              "Report (*.json);;Frames (*.csv);;Plot (*.png)")
+        path = self.dialogs.save_file(self, "report", "Export decode report", "decode-report.json",
+                                      "Report (*.json);;Frames (*.csv);;Plot (*.png)")
         if path:
             self.export_to(path)
 
 def create_panel(main_window=None) -> DecodePanel:
     """The panel for the main window's dock (see ``app/panels/__init__.py``)."""
-    return DecodePanel()
+    return DecodePanel(dialogs=main_window.dialogs if main_window is not None else None)

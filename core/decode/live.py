@@ -49,7 +49,8 @@ MAX_EVENTS = 10_000
 BATCH_S = 0.25
 READ_TIMEOUT_S = 0.05
 LOST_NOTE = "lost by the capture (not a display drop)"
-_SUMMED = ("dropped_count", "gap_indices", "gap_runs", "repeated", "out_of_order", "jumps_back", "wraps")
+_SUMMED = ("dropped_count", "gap_indices", "gap_runs", "repeated", "out_of_order", "jumps_back", "wraps",
+           "distinct_indices")
 
 
 class FrameSource(Protocol):
@@ -249,7 +250,10 @@ class LiveDecode:
             self._closed_dropped.extend(seq.summary["dropped"][: max(0, 100_000 - len(self._closed_dropped))])
             self._closed_k.append((seq.summary["captures_per_frame"], len(done)))
         if keep_context:
-            self._open, self._context = [self._open[k], *rest], self._open[k].position
+            # the context frame's indices open the next window too: counted once
+            ctx = self._open[k]
+            self._closed["distinct_indices"] -= max(1, len(ctx.indices)) if ctx.status == "torn" else 1
+            self._open, self._context = [ctx, *rest], ctx.position
         else:
             self._open, self._context = [], None
 
@@ -296,6 +300,7 @@ class LiveDecode:
             "gap_frames": c["undecodable"] + c["unreadable"] + self.capture_lost,
             "gap_runs": totals["gap_runs"], "gap_indices": totals["gap_indices"],
             "repeated": totals["repeated"], "frozen": frozen, "out_of_order": totals["out_of_order"],
+            "distinct_indices": totals["distinct_indices"],
             "jumps_back": totals["jumps_back"], "wraps": totals["wraps"],
             "first_index": first, "last_index": last,
             "captures_per_frame": round(k, 3),

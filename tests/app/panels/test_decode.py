@@ -138,13 +138,15 @@ def test_shutdown_with_a_decode_running(qtbot, panel):
 
 
 def test_main_window_docks_the_panel_and_stops_it_on_close(qtbot, main_window):
-    from PySide6.QtWidgets import QDockWidget
+    from PySide6.QtWidgets import QDockWidget, QScrollArea
 
     from app.panels import DecodePanel
 
-    docks = [d for d in main_window.findChildren(QDockWidget) if isinstance(d.widget(), DecodePanel)]
+    # the dock holds the panel in a scroll area (a tall panel scrolls, never cut off)
+    docks = [d for d in main_window.findChildren(QDockWidget)
+             if isinstance(d.widget(), QScrollArea) and isinstance(d.widget().widget(), DecodePanel)]
     assert len(docks) == 1 and docks[0].windowTitle() == "Decode"
-    panel = docks[0].widget()
+    panel = docks[0].widget().widget()
     with qtbot.waitSignal(panel.decode_progressed, timeout=20000):
         panel.start("live", frames=endless_frames())
     # the main_window fixture closes the window and fails if the decode thread is left running
