@@ -4,26 +4,33 @@ command runs headless and never imports Qt."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from app.commands import (
     bench,
+    capture,
     decisions,
     decode,
     desktop,
     gui,
+    latency,
     measure,
     patterns,
     presets,
     render,
+    scale,
+    serve,
+    show,
 )
-from app.commands.common import CliError
+from app.commands.common import CliError, os_error_text, quiet_stdout, say_error
 from core import version
 
 # Each module defines register(subparsers); ``bench`` adds the benchmarks of the modules it
 # names.  Imported by statement (each keeps its heavy imports inside its functions), in help
 # order.
-COMMANDS = (gui, patterns, render, bench, desktop, presets, measure, decisions, decode)
+COMMANDS = (gui, show, serve, patterns, render, bench, desktop, presets, measure, decisions, decode, scale,
+            capture, latency)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,7 +47,44 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    """Run one command and return its exit status; no traceback ever reaches the user.
+
+    A user error (a bad value, a file that cannot be read or written, a full disk, a missing
+    optional dependency: ``ValueError``, ``OSError``, ``ImportError``) is one ``testcard: error:``
+    line on stderr and exit 2 (a ``CliError`` carries its own code); Ctrl-C exits 130 quietly;
+    a closed stdout (``testcard patterns | head``) ends quietly with 141, as a pipe's writer
+    killed by SIGPIPE would.  Anything else is a bug in
+    testcard: one line naming it and exit 70, or the traceback with ``TESTCARD_DEBUG=1``."""
+    try:
+        rc = _run(sys.argv[1:] if argv is None else list(argv))
+        sys.stdout.flush()   # a closed pipe shows here, not at interpreter exit
+        return rc
+    except BrokenPipeError:
+        quiet_stdout()
+        return 141
+    except KeyboardInterrupt:
+        return 130
+    except CliError as exc:
+        say_error(str(exc))
+        return exc.code
+    except OSError as exc:
+        say_error(os_error_text(exc))
+        return 2
+    except (ValueError, MemoryError) as exc:
+        say_error(str(exc) or "out of memory")
+        return 2
+    except ImportError as exc:   # an optional dependency (av, torch, PySide6) is not installed
+        say_error(f"{exc}; this command needs {exc.name or 'a module'} installed")
+        return 2
+    except Exception as exc:
+        if os.environ.get("TESTCARD_DEBUG"):
+            raise
+        say_error(f"internal error (a bug in testcard): {type(exc).__name__}: {exc}; "
+                  "TESTCARD_DEBUG=1 shows the traceback")
+        return 70
+
+
+def _run(argv: list[str]) -> int:
     parser = build_parser()
     if not argv:
         argv = ["gui"]
@@ -48,17 +92,7 @@ def main(argv=None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    try:
-        return int(args.func(args) or 0)
-    except CliError as exc:
-        print(f"testcard: error: {exc}", file=sys.stderr)
-        return exc.code
-    except ValueError as exc:
-        print(f"testcard: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("testcard: interrupted", file=sys.stderr)
-        return 130
+    return int(args.func(args) or 0)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The built-in panels the main window adds as docks: Decode and Measure.
+"""The built-in panels the main window adds as docks: Decode, Measure, Latency and Remote.
 
 Each panel module provides::
 
@@ -13,19 +13,22 @@ panel may use from the main window: ``current_spec()``, ``loop`` (``loop.engine`
 ``loop.timeline``, ``loop.index``, ``loop.device``, ``loop.path``, ``loop.frame_presented``,
 ``loop.engine_changed``), the ``spec_changed`` signal, ``log(message)``, ``devices`` (the
 render devices of this box), ``live_band()`` (the band the live output renders),
-``rechoose_render_path()`` (after a verdict changed) and ``dialogs`` (file dialogs that
-remember their folders).  The dock holds the panel in a scroll area, so a panel taller than
-its dock scrolls.  A panel whose construction fails is reported in the log; the app starts
-without it.
+``rechoose_render_path()`` (after a verdict changed), ``dialogs`` (file dialogs that
+remember their folders) and ``remote`` (the window's :class:`app.preview.RemoteLink`).
+The dock holds the panel in a scroll area, so a panel taller than its dock scrolls.  A panel
+whose construction fails is reported in the log; the app starts without it.
 """
 
 from __future__ import annotations
 
-from app.panels import decode, measure
+from app.panels import decode, latency, measure, remote
 from app.panels.decode import DecodePanel
+from app.panels.latency import LatencyPanel
+from app.panels.live_race import LiveOutput
 from app.panels.measure import MeasurePanel
+from app.panels.remote import RemotePanel
 
-BUILTIN_PANELS = (decode, measure)
+BUILTIN_PANELS = (decode, measure, latency, remote)
 
 
 def load_panels(window, panels=BUILTIN_PANELS) -> list[str]:
@@ -41,4 +44,5 @@ def load_panels(window, panels=BUILTIN_PANELS) -> list[str]:
     return added
 
 
-__all__ = ["BUILTIN_PANELS", "DecodePanel", "MeasurePanel", "load_panels"]
+__all__ = ["BUILTIN_PANELS", "DecodePanel", "LatencyPanel", "LiveOutput", "MeasurePanel", "RemotePanel",
+           "load_panels"]

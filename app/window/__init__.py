@@ -17,12 +17,19 @@ def __getattr__(name):
         from app.window.timing_dock import TimingDock
 
         return TimingDock
+    if name in ("Kiosk", "output_target", "run_until_quit"):
+        from app.window import kiosk
+
+        return getattr(kiosk, name)
     raise AttributeError(f"module 'app.window' has no attribute {name!r}")
 
 
 __all__ = [
     "SHORTCUTS",
+    "Kiosk",
     "MainWindow",
     "Shortcut",
     "TimingDock",
+    "output_target",
+    "run_until_quit",
 ]

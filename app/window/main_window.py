@@ -47,6 +47,7 @@ from app.window.menus import build_menus, rebuild_output_menu
 from app.window.param_editor import FrameSettings, ParamEditor
 from app.window.playback import PresetPlayer
 from app.window.preset_actions import PresetActions
+from app.window.remote_actions import RemoteActions
 from app.window.status_bar import StatusBar
 from app.window.timing_dock import TimingDock
 from app.workers import TaskRunner, either
@@ -62,7 +63,7 @@ def _jsonable(v):
     return v
 
 
-class MainWindow(PresetActions, FileActions, QMainWindow):
+class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
     spec_changed = Signal(object)
 
     STATUS_INTERVAL_MS = 250
@@ -178,6 +179,7 @@ class MainWindow(PresetActions, FileActions, QMainWindow):
         self.player.status_changed.connect(self.status_bar.show_playback)
         self.player.state_changed.connect(self._on_play_state)
         self.player.entry_refused.connect(self._notice)
+        self._build_remote()   # calibration software's connections (app/window/remote_actions.py)
 
         # ---- wiring
         self.catalog.select(self.spec.pattern)
@@ -358,8 +360,9 @@ class MainWindow(PresetActions, FileActions, QMainWindow):
                 err = exc
         if spec is None:
             self._notice(f"{name}: {err}")
-            self.editor.set_pattern(get_pattern(name), {p.name: p.default for p in get_pattern(name).params},
-                                    levels)
+            # the defaults resolved (a colour default is "100%", the editor takes code values)
+            self.editor.set_pattern(get_pattern(name), {p.name: p.resolve(p.default, levels)
+                                                        for p in get_pattern(name).params}, levels)
             self.editor.show_error(str(err))
             return
         self._show_editor(spec)
@@ -603,6 +606,7 @@ class MainWindow(PresetActions, FileActions, QMainWindow):
             self._status_timer.stop()
             self._decisions_timer.stop()
             self.player.stop()
+            self.remote.shutdown()
             self.set_timeline_recording(False)
             self.loop.close()
             self.output.close()

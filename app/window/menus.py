@@ -1,4 +1,4 @@
-"""The main window's menus and actions: File, View, Presets, Output, Help.
+"""The main window's menus and actions: File, View, Presets, Output, Remote, Help.
 
 Every action is added to the window as well as to its menu, with an application-wide shortcut,
 so the shortcuts also work from the GL preview and the output window (the window replays keys
@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QToolBar, QToolButton
 
 from app.preview import screen_records
 from app.window.help import ShortcutsDialog, open_readme, show_about
+from app.window.remote_actions import build_remote_menu
 from app.window.shortcuts import plain, shortcut
 from core.paths import presets_dir
 from core.patterns import load_presets
@@ -77,6 +78,7 @@ def build_menus(win) -> None:
     win.act_leave.setEnabled(False)
     o.aboutToShow.connect(win._rebuild_output_menu)
     rebuild_output_menu(win)
+    build_remote_menu(win, mb)   # calibration software's connections (remote_actions.py)
     h = mb.addMenu("&Help")
     win.act_shortcuts = add_keyed(win, "shortcuts", lambda: show_shortcuts(win), menu=h)
     win.act_readme = add_action(win, "&User guide (README)", lambda: open_readme(win), menu=h)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.levels import Levels
-from core.patterns.fills import window_background, window_geometry
+from core.patterns.fills import window_background, window_patch
 from core.patterns.render import render_plan
 from core.patterns.spec import Ctx, Spec
 from core.plan import plan_apl
@@ -73,7 +73,7 @@ def _window_target(spec: Spec, shown: float):
     p = spec.param_dict
     lv: Levels = spec.levels
     width, height = spec.width, spec.height
-    _, _, pw, ph = window_geometry(width, height, p["area"], p["cx"], p["cy"])
+    _, _, pw, ph = window_patch(width, height, p)
     patch, total = pw * ph, width * height
     ctx = Ctx(np, None, width, height, lv, 0)
     background = tuple(int(v) for v in window_background(ctx, p, patch))

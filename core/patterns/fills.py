@@ -95,6 +95,9 @@ register(Pattern(
 
 
 # ---------------------------------------------------------------- window
+WINDOW_GEOMETRIES = ("area", "fraction", "pixels")
+
+
 def window_geometry(width: int, height: int, area: float, cx: float, cy: float):
     """Patch (x, y, w, h) covering ``area`` % of the frame with the frame's aspect."""
     s = math.sqrt(area / 100.0)
@@ -103,6 +106,65 @@ def window_geometry(width: int, height: int, area: float, cx: float, cy: float):
     x = min(max(round(cx * width - pw / 2), 0), width - pw)
     y = min(max(round(cy * height - ph / 2), 0), height - ph)
     return x, y, pw, ph
+
+
+def _half_up(v: float) -> int:
+    return math.floor(v + 0.5)
+
+
+def rect_geometry(width: int, height: int, x: float, y: float, w: float, h: float):
+    """Pixels ``(x, y, w, h)`` a rectangle of frame fractions (top-left origin, each axis scaled
+    by its own side) covers.  The size first, then the centre: ``w_px = round(w * W)`` (at
+    least 1, at most W), ``x_px = round((x + w / 2) * W - w_px / 2)`` kept within the frame,
+    rounded half up; the same for y.  A patch keeps its area and centre to half a pixel."""
+
+    def span(start: float, size: float, extent: int) -> tuple[int, int]:
+        n = min(max(_half_up(size * extent), 1), extent)
+        a = _half_up((start + size / 2) * extent - n / 2)
+        return min(max(a, 0), extent - n), n
+
+    px, pw = span(x, w, width)
+    py, ph = span(y, h, height)
+    return px, py, pw, ph
+
+
+def window_patch(width: int, height: int, p) -> tuple[int, int, int, int]:
+    """The window's patch ``(x, y, w, h)`` in pixels for parameters ``p``: by area and centre
+    (``geometry`` area, the default), or the rectangle ``x, y, w, h`` as frame fractions
+    (fraction) or pixels (pixels), kept within the frame."""
+    shape = p.get("geometry", "area")
+    if shape == "fraction":
+        return rect_geometry(width, height, p["x"], p["y"], p["w"], p["h"])
+    if shape == "pixels":
+        pw, ph = min(max(int(p["w"]), 1), width), min(max(int(p["h"]), 1), height)
+        return min(int(p["x"]), width - pw), min(int(p["y"]), height - ph), pw, ph
+    return window_geometry(width, height, p["area"], p["cx"], p["cy"])
+
+
+def _window_fits(p, width: int, height: int) -> None:
+    """The rectangle forms: a fraction rectangle within 0..1, a pixel one of whole pixels
+    inside the frame; both wider and taller than nothing."""
+    shape = p["geometry"]
+    if shape == "area":
+        return
+    for name, side in (("w", "width"), ("h", "height")):
+        if not p[name] > 0:
+            raise ValueError(f"{name}: a rectangle of {side} 0 does not fit: it must be above 0 "
+                             f"(geometry {shape})")
+    if shape == "fraction":
+        for name in ("x", "y", "w", "h"):
+            if p[name] > 1:
+                raise ValueError(f"{name}: {p[name]:g} does not fit the frame: geometry fraction "
+                                 "takes fractions 0..1 of it (geometry pixels takes pixels)")
+        return
+    for name in ("x", "y", "w", "h"):
+        if p[name] != int(p[name]):
+            raise ValueError(f"{name}: {p[name]:g} does not fit the pixel grid: geometry pixels "
+                             "takes whole pixels")
+    for pos, size, side, extent in (("x", "w", "width", width), ("y", "h", "height", height)):
+        if p[pos] + p[size] > extent:
+            raise ValueError(f"{size}: a {p[size]:g}-pixel rectangle at {pos} {p[pos]:g} does not "
+                             f"fit the frame's {extent}-pixel {side}")
 
 
 def window_background(ctx: Ctx, p, patch_px: int) -> tuple[int, int, int]:
@@ -121,7 +183,7 @@ def window_background(ctx: Ctx, p, patch_px: int) -> tuple[int, int, int]:
 
 
 def _window(ctx: Ctx, p):
-    x, y, w, h = window_geometry(ctx.width, ctx.height, p["area"], p["cx"], p["cy"])
+    x, y, w, h = window_patch(ctx.width, ctx.height, p)
     bg = window_background(ctx, p, w * h)
     cols = ctx.cols()
     inside = ((cols >= x) & (cols < x + w))[:, None]
@@ -136,7 +198,8 @@ def _window(ctx: Ctx, p):
 register(Pattern(
     "window", "Fills", "Window",
     "A patch of a given area over a background: a fixed level, or chosen so the "
-    "average picture level stays constant as the patch changes.",
+    "average picture level stays constant as the patch changes. geometry fraction or pixels "
+    "places a rectangle x, y, w, h anywhere instead.",
     (
         Param("area", "float", 10.0, "Patch area, % of the frame", 1.0, 100.0),
         Param("color", "colour", "100%", "Patch colour"),
@@ -146,8 +209,16 @@ register(Pattern(
         Param("apl", "float", 18.0, "Average picture level to hold, % (apl mode)", 0.0, 100.0),
         Param("cx", "float", 0.5, "Patch centre x, fraction of the width", 0.0, 1.0),
         Param("cy", "float", 0.5, "Patch centre y, fraction of the height", 0.0, 1.0),
+        Param("geometry", "choice", "area",
+              "area: the patch by area and centre; fraction or pixels: the rectangle x, y, w, h "
+              "in fractions of the frame or in pixels", choices=WINDOW_GEOMETRIES),
+        Param("x", "float", 0.25, "Rectangle left edge (geometry fraction or pixels)", 0.0, 16384.0),
+        Param("y", "float", 0.25, "Rectangle top edge (geometry fraction or pixels)", 0.0, 16384.0),
+        Param("w", "float", 0.5, "Rectangle width (geometry fraction or pixels)", 0.0, 16384.0),
+        Param("h", "float", 0.5, "Rectangle height (geometry fraction or pixels)", 0.0, 16384.0),
     ),
     _window,
+    fits=_window_fits,
 ))
 
 

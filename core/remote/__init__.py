@@ -10,11 +10,24 @@ display).  The transports run each on a thread: :class:`ResolveClient`,
 :class:`ArgyllWebClient`, :class:`PGeneratorServer`, :class:`UpgciServer`,
 :class:`DiscoveryResponder`; each hands patches to ``on_patch(patch) -> Acknowledgement`` and
 acknowledges on the wire only once the app has set that acknowledgement (the patch presented).
+:func:`parse_connection` checks a connection as an operator types it and
+:func:`make_transport` builds its transport (:mod:`~core.remote.connections`);
+:class:`RemoteLog` streams what was shown, and when, as JSON lines (:mod:`~core.remote.log`).
 """
 
 from core.remote import argyll_web, pgenerator, resolve, upgci
 from core.remote.address import LOOPBACK, AllowList, parse_host_port, parse_listen
 from core.remote.clients import ArgyllWebClient, ResolveClient
+from core.remote.connections import (
+    DEFAULT_ADDRESSES,
+    KINDS,
+    TITLES,
+    Connection,
+    discovery_for,
+    make_transport,
+    parse_connection,
+)
+from core.remote.log import LogResult, RemoteLog, log_line, not_shown_record, shown_record
 from core.remote.patch import (
     FULL_SCREEN,
     SOURCES,
@@ -33,24 +46,36 @@ __all__ = [
     "Acknowledgement",
     "AllowList",
     "ArgyllWebClient",
+    "Connection",
+    "DEFAULT_ADDRESSES",
     "DiscoveryResponder",
     "FULL_SCREEN",
+    "KINDS",
     "LOOPBACK",
+    "LogResult",
     "PGeneratorServer",
     "RemoteError",
+    "RemoteLog",
     "RemotePatch",
     "ResolveClient",
     "SOURCES",
+    "TITLES",
     "Transport",
     "UpgciServer",
     "argyll_web",
     "clip_rect",
     "convert_codes",
+    "discovery_for",
+    "log_line",
+    "make_transport",
+    "not_shown_record",
+    "parse_connection",
     "parse_host_port",
     "parse_listen",
     "patch_rect_px",
     "pgenerator",
     "resolve",
+    "shown_record",
     "to_spec_params",
     "upgci",
     "window_rect",

@@ -8,12 +8,11 @@ registry pattern for a surface of a given depth:
 * colours at the surface's depth land unchanged; at another depth they are carried with
   :func:`core.levels.rescale_code`, by shift when the patch is in video levels (64 at 10 bits is
   16 at 8), by proportion otherwise (514 at 10 bits is 128 at 8), and the note says so;
-* the rectangle becomes the ``window`` pattern (area, centre, fixed background) or, when it
-  covers the screen, ``solid``.  The window pattern keeps the frame's aspect: a rectangle of
-  another aspect (DisplayCAL's square patches) is shown as a window of the same area at the
-  same centre, and the note says so.  With the frame size given, the window is chosen so that
-  it covers exactly the pixels :func:`patch_rect_px` names whenever a window can (for every
-  window of the screen's aspect above the pattern's 1 % floor).
+* the rectangle becomes the ``window`` pattern's rectangle form (``geometry`` fraction: the
+  patch's x, y, w, h over a fixed background), which rounds to pixels exactly as
+  :func:`patch_rect_px` does, so every rectangle (DisplayCAL's square patches included) covers
+  exactly the pixels it names on a frame of any size; a patch that covers the screen is
+  ``solid``.
 """
 
 from __future__ import annotations
@@ -23,13 +22,12 @@ import numbers
 from dataclasses import dataclass
 
 from core.levels import Levels, rescale_code
-from core.patterns import window_geometry
+from core.patterns import rect_geometry
 
 SOURCES = ("resolve", "argyll-web", "pgenerator", "upgci")
 RAW_CHARS = 200            # what of a message a patch keeps for the log
 MIN_BITS, MAX_BITS = 1, 16
 FULL_SCREEN = (0.0, 0.0, 1.0, 1.0)
-MIN_WINDOW_AREA = 1.0      # the window pattern's smallest area, % of the frame
 _EPS = 1e-9
 
 
@@ -140,26 +138,13 @@ class RemotePatch:
                 "received_s": self.received_s, "raw": self.raw}
 
 
-def _half_up(v: float) -> int:
-    return math.floor(v + 0.5)
-
-
 def patch_rect_px(rect: Rect, width: int, height: int) -> tuple[int, int, int, int]:
     """The pixels a rectangle of screen fractions covers on a ``width`` x ``height`` frame, as
     ``(x, y, w, h)``.  The size first, then the centre: ``w = round(w * W)`` (at least 1),
     ``x = round((x + w / 2) * W - w_px / 2)`` kept within the frame, rounded half up, the same
-    for y.  So a patch keeps its area and centre to half a pixel, and a window of the screen's
-    aspect (Calman's ``RGB_S``, HCFR's windows) is the one the ``window`` pattern draws."""
-    x, y, w, h = rect
-
-    def span(start: float, size: float, extent: int) -> tuple[int, int]:
-        n = min(max(_half_up(size * extent), 1), extent)
-        a = _half_up((start + size / 2) * extent - n / 2)
-        return min(max(a, 0), extent - n), n
-
-    px, pw = span(x, w, width)
-    py, ph = span(y, h, height)
-    return px, py, pw, ph
+    for y (:func:`core.patterns.rect_geometry`, the rule the ``window`` pattern draws by).  So a
+    patch keeps its area and centre to half a pixel."""
+    return rect_geometry(width, height, *rect)
 
 
 def convert_codes(codes: Colour, bits: int, video_levels: bool, bit_depth: int) -> Colour:
@@ -183,46 +168,15 @@ def _lossless(code: int, bits: int, bit_depth: int, video_levels: bool) -> bool:
     return code * ((1 << bit_depth) - 1) % ((1 << bits) - 1) == 0
 
 
-def _window_params(rect: Rect, size: tuple[int, int] | None) -> tuple[float, float, float, str | None]:
-    """``(area, cx, cy, note)`` for the window pattern; the note says what could not be kept."""
-    x, y, w, h = rect
-    if size is not None:
-        width, height = size
-        px, py, pw, ph = patch_rect_px(rect, width, height)
-        # window_geometry sizes the patch round(W * s) x round(H * s): look for one s that
-        # gives both sides, away from the rounding edges, and check the result pixel for pixel.
-        lo = max((pw - 0.5) / width, (ph - 0.5) / height, math.sqrt(MIN_WINDOW_AREA / 100))
-        hi = min((pw + 0.5) / width, (ph + 0.5) / height, 1.0)
-        if lo < hi:
-            s = (lo + hi) / 2
-            area, cx, cy = 100.0 * s * s, (px + pw / 2) / width, (py + ph / 2) / height
-            area = min(max(area, MIN_WINDOW_AREA), 100.0)
-            if window_geometry(width, height, area, cx, cy) == (px, py, pw, ph):
-                return area, cx, cy, None
-    cx, cy = x + w / 2, y + h / 2
-    if abs(w - h) <= _EPS and w * w * 100 >= MIN_WINDOW_AREA:
-        if size is None:
-            return 100.0 * w * w, cx, cy, None
-        return 100.0 * w * w, cx, cy, (
-            f"geometry: no window of the frame's aspect covers exactly pixels {px},{py} "
-            f"{pw} x {ph} of the {width} x {height} frame; shown as the nearest")
-    area = min(max(100.0 * w * h, MIN_WINDOW_AREA), 100.0)
-    if 100.0 * w * h < MIN_WINDOW_AREA:
-        why = f"below the window pattern's {MIN_WINDOW_AREA:g} % minimum"
-    else:
-        why = "the window pattern keeps the frame's aspect"
-    return area, cx, cy, (f"geometry: the {w:.4g} x {h:.4g} rectangle is shown as a window of "
-                          f"{area:.4g} % of the frame at the same centre ({why})")
-
-
 def to_spec_params(patch: RemotePatch, bit_depth: int, limited: bool,
                    size: tuple[int, int] | None = None) -> tuple[str, dict, str | None]:
     """The registry pattern, its parameters and a note (or ``None``) that show ``patch`` on a
     surface of ``bit_depth`` bits (``limited``: the surface's range).
 
     Code values at the surface's depth land unchanged; otherwise they are rescaled and the note
-    gives both.  ``size`` (the frame's width and height) makes the geometry pixel-exact where
-    the window pattern can be (see the module docstring).  Raises ``ValueError`` for a bit depth
+    gives both.  The rectangle covers exactly the pixels :func:`patch_rect_px` names on any frame;
+    ``size`` (the frame's width and height) only says when it covers the whole frame, shown as
+    ``solid``.  Raises ``ValueError`` for a bit depth
     outside 1..16 or limited range under 8 bits.
     """
     Levels(bit_depth, limited)  # refuses an impossible surface with one sentence
@@ -248,9 +202,7 @@ def to_spec_params(patch: RemotePatch, bit_depth: int, limited: bool,
     if size is not None and patch_rect_px(patch.rect, *size) == (0, 0, size[0], size[1]) \
             or size is None and patch.full_screen:
         return "solid", {"color": color}, "; ".join(notes) or None
-    area, cx, cy, geometry_note = _window_params(patch.rect, size)
-    if geometry_note:
-        notes.append(geometry_note)
-    params = {"area": area, "color": color, "background_mode": "fixed", "background": background,
-              "cx": min(max(cx, 0.0), 1.0), "cy": min(max(cy, 0.0), 1.0)}
+    x, y, w, h = patch.rect
+    params = {"geometry": "fraction", "x": x, "y": y, "w": w, "h": h, "color": color,
+              "background_mode": "fixed", "background": background}
     return "window", params, "; ".join(notes) or None

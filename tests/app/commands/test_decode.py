@@ -161,6 +161,22 @@ def test_bench_decode_prints_figures(capsys):
     assert not any("WRONG" in r["note"] for r in rows)
 
 
+def test_bench_decode_sets_reading_threads_against_one(capsys):
+    rc = main(["bench", "decode", "--size", "320x180", "--bits", "8", "--frames", "5", "--files", "5",
+               "--threads", "3", "--json"])
+    rows = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    files = {r["case"]: r for r in rows if "(read + decode)" in r["case"]}
+    assert "PNG files (read + decode), one thread" in files
+    assert "PNG files (read + decode), 3 threads" in files
+    assert all(r["note"].endswith("5 decoded") for r in files.values() if r["frames"])
+
+
+def test_bench_decode_refuses_no_threads(capsys):
+    assert main(["bench", "decode", "--threads", "0", "--no-files"]) == 2
+    assert "--threads must be at least 1" in capsys.readouterr().err
+
+
 def test_rendered_10_bit_pngs_decode_to_exact_indices(tmp_path, capsys):
     """``testcard render`` writes 10-bit frames MSB-aligned with sBIT; ``testcard decode`` reads
     the exact code values back, so every index is exact."""

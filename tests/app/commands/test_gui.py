@@ -58,7 +58,7 @@ def run_guarded(start):
 def test_frames_mode_prints_the_dock_titles_when_the_window_closes(qtbot, capsys):
     assert run_guarded(start_of("--pattern", "checkerboard", "--frames", "3")) == 0
     lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("docks:")]
-    assert lines == ["docks: Patterns, Parameters, Frame timing, Log, Decode, Measure"]
+    assert lines == ["docks: Patterns, Parameters, Frame timing, Log, Decode, Measure, Latency, Remote"]
 
 
 def test_pattern_and_values_reach_the_window(opened):

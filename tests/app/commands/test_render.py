@@ -74,3 +74,14 @@ def test_patterns_json(capsys):
     assert counter["animates"] is True
     bits = next(p for p in counter["params"] if p["name"] == "bits")
     assert (bits["min"], bits["max"], bits["default"]) == (1, 31, 16)
+
+
+def test_render_warns_when_the_window_cannot_hold_its_apl(tmp_path, capsys):
+    out = tmp_path / "w.png"
+    argv = ["render", "window", "--size", "320x180", "--set", "background_mode=apl", "--set", "area=50",
+            "--set", "apl=10", "-o", str(out)]
+    assert main(argv) == 0 and out.exists()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and err[1].startswith("warning: window: APL 10 % cannot be reached")
+    assert main(argv[:-4] + ["--set", "apl=60", "-o", str(out)]) == 0
+    assert "warning" not in capsys.readouterr().err

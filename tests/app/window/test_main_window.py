@@ -176,8 +176,9 @@ def test_render_errors_reach_the_log_and_the_loop_keeps_running(qtbot, main_wind
 
     win = main_window
     real = win.loop.engine.render
-    win.loop.engine.render = lambda i: RenderedFrame(i, real(i).data, "numpy", 0.0, 0.0,
-                                                   error=f"frame {i}: boom")
+    win.loop.engine.render = lambda i, out=None: RenderedFrame(i, real(i, out=out).data, "numpy", 0.0, 0.0,
+                                                             error=f"frame {i}: boom")
+    win.loop.step(1)        # a static frame is rendered again only when something changes
     wait_frames(qtbot, win, 3)
     assert any("render error: frame" in line and "boom" in line for line in win.log_dock.lines)
     win.loop.engine.render = real
@@ -312,10 +313,10 @@ def test_panels_are_added_and_a_failing_one_is_logged(qtbot, main_window):
 
 def test_builtin_panels_are_static_imports():
     from app import panels
-    from app.panels import decode, measure
+    from app.panels import decode, latency, measure, remote
 
-    assert panels.BUILTIN_PANELS == (decode, measure)
-    assert [m.PANEL_TITLE for m in panels.BUILTIN_PANELS] == ["Decode", "Measure"]
+    assert panels.BUILTIN_PANELS == (decode, measure, latency, remote)
+    assert [m.PANEL_TITLE for m in panels.BUILTIN_PANELS] == ["Decode", "Measure", "Latency", "Remote"]
 
 
 def test_status_bar_says_when_the_environment_pinned_the_path(qtbot, monkeypatch, small_settings):
@@ -404,3 +405,13 @@ def test_presets_menu_steps_through_a_pattern_set(qtbot, main_window):
     win.act_preset_prev.trigger()
     assert win.preset_pos == 0 and win.spec == first
     assert not win.choose_preset("no such preset")
+
+
+def test_a_pattern_that_does_not_fit_the_output_says_so_and_keeps_the_frame(main_window):
+    # the scale chart needs 1280x720; this output is 64x36
+    win = main_window
+    before = win.current_spec()
+    win.choose_pattern("scale_chart")
+    assert win.current_spec() == before
+    assert "1280x720" in win.editor.error.text()
+    assert win.editor.editors["fg"].value() == (255, 255, 255)   # the defaults, as code values

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.patterns import make_spec, render, window_geometry
+from core.patterns import make_spec, render, window_patch
 from core.remote import (
     RemoteError,
     RemotePatch,
@@ -169,19 +169,24 @@ def test_displaycal_first_and_last_patches():
     assert to_spec_params(black, 10, False, size=(1920, 1080))[0] == "solid"
 
 
-def test_a_window_below_what_the_window_pattern_can_draw_is_said():
-    _, params, note = to_spec_params(patch(rect=window_rect(0.5)), 10, False, size=(1920, 1080))
-    assert "below the window pattern's 1 % minimum" in note
-    assert params["area"] == pytest.approx(1.0)
+def test_a_window_below_one_percent_is_drawn_at_its_own_size():
+    # the window pattern's area form stops at 1 %; the rectangle form does not
+    p = patch(rect=window_rect(0.5))
+    name, params, note = to_spec_params(p, 10, False, size=(1920, 1080))
+    assert name == "window" and params["geometry"] == "fraction" and note is None
+    frame, _ = shown(p, 1920, 1080, 10)
+    assert np.array_equal(frame, expected_frame(p, 1920, 1080, 10))
+    assert patch_rect_px(p.rect, 1920, 1080)[2:] == (136, 76)
 
 
-def test_a_rectangle_of_another_aspect_keeps_its_area_and_centre_and_says_so():
+def test_a_square_patch_on_a_wide_screen_is_square_pixel_for_pixel():
     p = patch(rect=(0.4, 0.3, 300 / 1920, 300 / 1080))  # DisplayCAL's 300-pixel square
     name, params, note = to_spec_params(p, 10, False, size=(1920, 1080))
-    assert name == "window" and "keeps the frame's aspect" in note
-    assert params["area"] == pytest.approx(100 * (300 / 1920) * (300 / 1080))
-    assert params["cx"] == pytest.approx(0.4 + 150 / 1920)
-    assert params["cy"] == pytest.approx(0.3 + 150 / 1080)
+    assert name == "window" and note is None
+    assert (params["x"], params["y"], params["w"], params["h"]) == p.rect
+    assert patch_rect_px(p.rect, 1920, 1080) == (768, 324, 300, 300)
+    frame, _ = shown(p, 1920, 1080, 10)
+    assert np.array_equal(frame, expected_frame(p, 1920, 1080, 10))
 
 
 SCREENS = [(1280, 720), (1366, 768), (1920, 1080), (1920, 1200), (2560, 1440), (3840, 2160),
@@ -189,7 +194,7 @@ SCREENS = [(1280, 720), (1366, 768), (1920, 1080), (1920, 1200), (2560, 1440), (
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(SCREENS), st.floats(1.0, 100.0))
+@given(st.sampled_from(SCREENS), st.floats(0.01, 100.0))
 def test_a_centred_window_on_a_real_screen_is_pixel_exact(screen, percent):
     """Calman's RGB_S and HCFR's windows: the window pattern covers exactly the pixels
     patch_rect_px names (checked on the geometry; the render is checked below)."""
@@ -198,21 +203,21 @@ def test_a_centred_window_on_a_real_screen_is_pixel_exact(screen, percent):
     name, params, note = to_spec_params(p, 10, False, size=screen)
     assert note is None
     if name == "window":
-        assert window_geometry(width, height, params["area"], params["cx"], params["cy"]) \
-            == patch_rect_px(p.rect, width, height)
+        spec = make_spec(name, params, width=width, height=height, bit_depth=10)
+        assert window_patch(width, height, spec.param_dict) == patch_rect_px(p.rect, width, height)
     else:
         assert patch_rect_px(p.rect, width, height) == (0, 0, width, height)
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.integers(8, 200), st.integers(8, 200),
+@given(st.integers(1, 200), st.integers(1, 200),
        st.tuples(*[st.floats(0.0, 1.0)] * 4), st.sampled_from([8, 10]))
-def test_any_rectangle_renders_and_is_exact_unless_the_note_says_otherwise(width, height, r, bit_depth):
+def test_any_rectangle_renders_exactly(width, height, r, bit_depth):
     try:
         rect = clip_rect(r[0], r[1], r[2], r[3])
     except RemoteError:
         return
     p = patch(rect=rect, color=(1023, 0, 512), background=(1, 2, 3))
     frame, note = shown(p, width, height, bit_depth)
-    if note is None or "geometry" not in note:
-        assert np.array_equal(frame, expected_frame(p, width, height, bit_depth))
+    assert note is None or "geometry" not in note
+    assert np.array_equal(frame, expected_frame(p, width, height, bit_depth))

@@ -1,0 +1,194 @@
+"""``testcard serve``: kiosk mode driven by calibration software.
+
+Any combination of ``--resolve HOST[:PORT]`` (DisplayCAL's Resolve mode: testcard connects to
+it), ``--argyll-web URL`` (ArgyllCMS's ``dispwin -dweb``: testcard polls it),
+``--pgenerator [ADDR:]PORT`` (HCFR: it connects to testcard; ``--discovery`` answers its UDP
+search) and ``--upgci [ADDR:]PORT`` (Calman-style), at least one.  Everything is checked before
+the output opens -- addresses, the allow-list, the bit depth and size, the log file, then the
+screen and the servers' ports (bound before the window) -- and a refusal is one ``testcard:
+error:`` line and exit 2.  Servers listen on 127.0.0.1 unless an address is given; where each
+listens is printed at start.
+
+Each patch becomes a testcard frame (:class:`app.preview.RemoteLink`) and is acknowledged on
+the wire only once the first frame showing it has been presented.  ``--log FILE`` records every
+patch (receive time, first frame and its present time, latency, source) and every connection
+event as JSON lines.  None of the protocols says whether its code values are video levels:
+``--limited`` says so for all of them (and makes the frame limited range).
+"""
+
+from __future__ import annotations
+
+from app.commands.common import check_output
+
+DEFAULT_COUNTER_BITS = 16
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "serve", help="kiosk mode driven by calibration software (DisplayCAL, ArgyllCMS, HCFR, "
+                      "Calman, ColourSpace)",
+        description="Show the patches calibration software asks for, fullscreen, acknowledging each "
+                    "only once it is on screen. Give at least one of --resolve, --argyll-web, "
+                    "--pgenerator, --upgci. Servers listen on 127.0.0.1 unless an address is given.")
+    g = p.add_argument_group("connections")
+    g.add_argument("--resolve", metavar="HOST[:PORT]",
+                   help="connect to a Resolve-protocol pattern-generator client (DisplayCAL's Resolve "
+                        "mode, LightSpace; default port 20002), reconnecting until it answers")
+    g.add_argument("--argyll-web", metavar="URL",
+                   help="poll ArgyllCMS's web display, as started by `dispwin -dweb:PORT` or "
+                        "`dispcal -dweb:PORT` (e.g. http://127.0.0.1:8080)")
+    g.add_argument("--pgenerator", metavar="[ADDR:]PORT", nargs="?", const="",
+                   help="serve PGenerator's protocol (HCFR, DisplayCAL); default port 85, which "
+                        "needs privileges to bind; 0.0.0.0:85 to be reached from the network")
+    g.add_argument("--discovery", action="store_true",
+                   help="answer PGenerator's UDP discovery (port 1977) on --pgenerator's address")
+    g.add_argument("--upgci", metavar="[ADDR:]PORT", nargs="?", const="",
+                   help="serve the Calman-style UPGCI protocol (Calman, ColourSpace; default port 2100)")
+    g.add_argument("--allow", metavar="ADDR", action="append", default=[],
+                   help="accept clients from this address or network only (repeatable, e.g. "
+                        "192.168.1.20 or 192.168.1.0/24; default: any that reaches the port)")
+    p.add_argument("--screen", metavar="INDEX|NAME",
+                   help="the output screen: its index (0, 1, ...) or its name (default: the primary)")
+    p.add_argument("--bit-depth", type=int,
+                   help="the frame's bit depth 1..16 (default: the output surface's, 8 or 10); a patch "
+                        "at another depth is rescaled and the log says so")
+    p.add_argument("--size", help="frame size WIDTHxHEIGHT (or 1080p, 2160p); default: the screen's "
+                                  "native size, which is what PGenerator and UPGCI clients are told")
+    p.add_argument("--limited", action="store_true",
+                   help="video levels: the patches' code values are limited range (no protocol says "
+                        "so on the wire) and so is the frame")
+    p.add_argument("--counter", action="store_true",
+                   help="composite the frame-counter panel on every patch")
+    p.add_argument("--counter-bits", type=int, default=DEFAULT_COUNTER_BITS,
+                   help=f"counter bits with --counter (default {DEFAULT_COUNTER_BITS})")
+    p.add_argument("--log", metavar="FILE",
+                   help="write every patch (receive time, first frame, present time, latency, source) "
+                        "and connection event as JSON lines; put in place when serve ends")
+    p.add_argument("--ack-timeout", type=float, default=5.0, metavar="S",
+                   help="acknowledge a patch not presented within this many seconds anyway, with a "
+                        "log line (default 5)")
+    p.add_argument("--banner", action="store_true",
+                   help="name the screen for a few seconds when the output opens (off by default: a "
+                        "meter would read it)")
+    p.add_argument("--frames", type=int, default=0,
+                   help="end after presenting this many frames (0: run until Esc, SIGTERM or SIGINT)")
+    p.set_defaults(func=run)
+
+
+def plan_serve(args):
+    """``(connections, allow-list)`` checked from ``args``, no Qt and nothing opened; one
+    ``ValueError`` naming the option for anything wrong."""
+    from core.levels import Levels
+    from core.patterns import parse_size
+    from core.remote import AllowList, discovery_for, parse_connection
+
+    conns = []
+    for kind, value in (("resolve", args.resolve), ("argyll-web", args.argyll_web),
+                        ("pgenerator", args.pgenerator), ("upgci", args.upgci)):
+        if value is not None:
+            conns.append(parse_connection(kind, value or None))
+    if not conns:
+        raise ValueError("serve needs a connection: give --resolve, --argyll-web, --pgenerator or --upgci")
+    if args.discovery:
+        server = next((c for c in conns if c.kind == "pgenerator"), None)
+        if server is None:
+            raise ValueError("--discovery answers for the PGenerator server: give --pgenerator too")
+        conns.append(discovery_for(server))
+    allow = AllowList(args.allow)
+    if args.bit_depth is not None:
+        Levels(args.bit_depth, args.limited)   # refuses 0, 17, limited under 8 bits
+    elif args.limited:
+        Levels(8, True)
+    if args.size:
+        parse_size(args.size)
+    if args.counter and not 1 <= args.counter_bits <= 31:
+        raise ValueError(f"--counter-bits must be 1..31, got {args.counter_bits}")
+    if args.frames < 0:
+        raise ValueError(f"--frames must be >= 0, got {args.frames}")
+    if not args.ack_timeout > 0 or args.ack_timeout > 3600:
+        raise ValueError(f"--ack-timeout must be above 0 s and at most 3600 s, got {args.ack_timeout:g}")
+    if args.screen is not None and not args.screen.strip():
+        raise ValueError("--screen takes a screen's index (0, 1, ...) or its name, got ''")
+    return conns, allow
+
+
+def run(args) -> int:
+    conns, allow = plan_serve(args)
+    log_path = str(check_output(args.log, "the remote log")) if args.log else None
+    return run_serve(args, conns, allow, log_path)
+
+
+def run_serve(args, conns, allow, log_path, argv=None) -> int:
+    """Open the connections, then the output; run until Esc, SIGTERM, SIGINT or ``--frames``."""
+    from app.qapp import ensure_qapplication
+
+    app = ensure_qapplication(argv)
+    from app.preview import RemoteLink, Surface
+    from app.window import Kiosk, output_target, run_until_quit
+    from app.window.kiosk import say
+    from core.patterns import make_spec, parse_size
+    from core.remote import TITLES, RemoteLog
+
+    identity, record = output_target(args.screen)
+    w, h = parse_size(args.size) if args.size else record.native_size
+    counter = args.counter_bits if args.counter else None
+    first_bits = args.bit_depth or 8
+    spec = make_spec("solid", {"color": "0%"}, width=w, height=h, bit_depth=first_bits,   # black
+                     limited=args.limited, counter_bits=counter)
+    kiosk = Kiosk(spec, wanted=identity, banner=args.banner, frame_limit=args.frames)
+    kiosk.note.connect(say)
+    for note in kiosk.decision_notes:
+        say(note)
+
+    def surface() -> Surface:
+        bits = args.bit_depth or (10 if kiosk.loop.fmt == "rgb10" else 8)
+        return Surface(bits, bool(args.limited), w, h, counter)
+
+    log = RemoteLog(log_path) if log_path else None
+    link = RemoteLink(kiosk.loop, kiosk.show_spec, surface, log=log, allow=allow,
+                      video_levels=args.limited, ack_timeout_s=args.ack_timeout, parent=kiosk)
+    link.event_logged.connect(_print_record)
+    try:
+        for conn in conns:
+            key = link.open(conn, resolution=(w, h), refresh_hz=record.refresh_hz)
+            only = f", clients from {allow} only" if allow and conn.listens else ""
+            print(f"testcard serve: {TITLES[conn.kind]} {link.where(key)}{only}", flush=True)
+    except ValueError:
+        link.shutdown()
+        kiosk.close()
+        raise
+    levels = "video levels" if args.limited else "full range"
+    depth = f"{args.bit_depth}-bit" if args.bit_depth else "the surface's depth"
+    print(f"testcard serve: output {w}x{h} at {depth}, {levels}, on screen {record.title}; "
+          "Esc, SIGTERM or SIGINT ends it", flush=True)
+    try:
+        why = run_until_quit(app, kiosk)
+    finally:
+        result = link.shutdown()
+    if result is not None:
+        say(result.error or f"logged {result.lines} records to {result.path}")
+    print(f"testcard serve: ended ({why}); {link.shown_count} patches shown", flush=True)
+    return 0 if result is None or result.error is None else 2
+
+
+# every request, what the shown line says again, and where it listens (printed at start)
+QUIET = ("command", "patch", "presented", "listening")
+
+
+def _print_record(record: dict) -> None:
+    kind = record.get("kind")
+    if kind in QUIET:
+        return
+    if kind == "shown":
+        latency = record.get("latency_ms")
+        lat = f", {latency:.1f} ms after it arrived" if latency is not None else ""
+        note = f" ({record['note']})" if record.get("note") else ""
+        text = f"shown at frame {record['frame']}{lat}: {record['message']}{note}"
+    else:
+        text = f"{record.get('source', 'remote')}: {record.get('message', kind)}"
+    from app.commands.common import one_line
+
+    print(f"testcard serve: {one_line(text)}", flush=True)
+
+
+__all__ = ["plan_serve", "register", "run", "run_serve"]

@@ -1,0 +1,243 @@
+"""Calibration software drives the frame loop: patches in from transport threads, shown on the
+GUI thread, acknowledged from the loop's presents.
+
+:class:`RemoteLink` owns the remote connections (``core.remote`` transports, each on its own
+thread).  A transport calls :meth:`RemoteLink.on_patch` from its thread; that returns an
+:class:`~core.remote.Acknowledgement` at once and queues the patch to the GUI thread, where it
+becomes a testcard frame (:func:`core.remote.to_spec_params` for the surface the loop renders
+for, then :func:`core.patterns.make_spec`, the counter overlay included when asked) and is
+handed to ``show_spec``.  The frame loop never presents a frame rendered before a spec change
+(a new generation starts), so the first ``frame_presented`` after it is the patch's first
+frame: only then is the acknowledgement set, with that frame's index and present time, and
+the transport acknowledges on the wire.  A patch replaced before any frame showed it is
+logged as not shown, and its acknowledgement is left unset (the transport says so after its
+timeout).
+
+Every transport event and every patch's ``shown`` / ``not-shown`` record is kept (the last
+:attr:`MAX_EVENTS`), signalled for the Remote dock, and written to the optional
+:class:`~core.remote.RemoteLog`.  Times are on the loop's clock: the transports are given it,
+so receive-to-present latency is one clock's difference.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Qt, Signal
+
+from core.patterns import make_spec
+from core.remote import (
+    Acknowledgement,
+    Connection,
+    RemoteLog,
+    RemotePatch,
+    make_transport,
+    not_shown_record,
+    shown_record,
+    to_spec_params,
+)
+from core.remote.transport import DEFAULT_ACK_TIMEOUT_S
+
+
+@dataclass(frozen=True)
+class Surface:
+    """What a patch is shown on: the frame's depth, range, size and counter overlay."""
+
+    bit_depth: int
+    limited: bool
+    width: int
+    height: int
+    counter_bits: int | None = None
+    transfer: str | None = None
+
+
+@dataclass
+class _Pending:
+    patch: RemotePatch
+    ack: Acknowledgement
+    spec: object
+    note: str | None
+
+
+class RemoteLink(QObject):
+    """The remote connections of one frame loop (see the module).
+
+    ``show_spec(spec) -> bool`` puts a spec on the loop (False or ``ValueError``: refused);
+    ``surface() -> Surface`` says what to render for, asked on the GUI thread for each patch.
+    """
+
+    state_changed = Signal(str, str)       # connection key, its state ("listening on ...")
+    event_logged = Signal(object)          # every record: transport events, shown, not-shown
+    patch_shown = Signal(object)           # the shown record of the patch now on screen
+    connections_changed = Signal()         # opened or closed
+    _received = Signal(object)             # (patch, ack) from a transport thread
+    _event = Signal(object)                # a transport event, from its thread
+    _state = Signal(str, str)              # a transport's state, from its thread
+
+    MAX_EVENTS = 200
+    LATENCIES = 100                        # receive-to-present latencies kept for the dock
+
+    def __init__(self, loop, show_spec: Callable[[object], bool], surface: Callable[[], Surface], *,
+                 log: RemoteLog | None = None, allow=(), video_levels: bool = False,
+                 ack_timeout_s: float | None = DEFAULT_ACK_TIMEOUT_S, parent=None):
+        super().__init__(parent)
+        self.loop = loop
+        self._show_spec = show_spec
+        self._surface = surface
+        self.log = log
+        self.allow = allow
+        self.video_levels = bool(video_levels)
+        self.ack_timeout_s = ack_timeout_s
+        self.transports: dict[str, object] = {}
+        self.connections: dict[str, Connection] = {}
+        self.states: dict[str, str] = {}
+        self.events: deque[dict] = deque(maxlen=self.MAX_EVENTS)
+        self.latencies_ms: deque[float] = deque(maxlen=self.LATENCIES)
+        self.on_screen: dict | None = None   # the shown record of the patch on screen
+        self.shown_count = 0
+        self._pending: list[_Pending] = []
+        self._closed = False
+        queued = Qt.ConnectionType.QueuedConnection   # from any thread, handled on this one
+        self._received.connect(self._apply, queued)
+        self._event.connect(self._record_event, queued)
+        self._state.connect(self._record_state, queued)
+        loop.frame_presented.connect(self._on_presented)
+
+    # ------------------------------------------------------------ connections
+    def open(self, conn: Connection, *, resolution: tuple[int, int], refresh_hz: float = 60.0) -> str:
+        """Start ``conn``'s transport (a server binds here: ``ValueError``, one sentence, when
+        it cannot); returns its key.  Refuses a connection that is open already."""
+        if self._closed:
+            raise ValueError("the remote connections are closed")
+        if conn.key in self.transports:
+            raise ValueError(f"{conn.describe()} is open already")
+        key = conn.key
+        transport = make_transport(
+            conn, self.on_patch, resolution=resolution, video_levels=self.video_levels,
+            allow=self.allow, on_event=self._event.emit,
+            on_state=lambda text, k=key: self._state.emit(k, text), clock=self.loop.clock,
+            ack_timeout_s=self.ack_timeout_s, refresh_hz=refresh_hz)
+        transport.start()
+        self.transports[key] = transport
+        self.connections[key] = conn
+        self.states.setdefault(key, transport.state)
+        self.connections_changed.emit()
+        return key
+
+    def where(self, key: str) -> str:
+        """Where a connection is: ``"listening on 127.0.0.1:85"`` (the port bound, when 0 was
+        asked) or ``"to 127.0.0.1:20002"``."""
+        conn, transport = self.connections[key], self.transports[key]
+        bound = getattr(transport, "bound", None)
+        if bound is not None:
+            host, port = bound[0], bound[1]
+            return f"listening on {f'[{host}]' if ':' in host else host}:{port}"
+        return f"to {conn.url or conn.address}"
+
+    def close(self, key: str) -> None:
+        """Stop one connection (within about a second); unknown keys are ignored."""
+        transport = self.transports.pop(key, None)
+        self.connections.pop(key, None)
+        if transport is None:
+            return
+        transport.stop()
+        self.states[key] = "stopped"
+        self.state_changed.emit(key, "stopped")
+        self.connections_changed.emit()
+
+    def close_all(self) -> None:
+        for key in list(self.transports):
+            self.close(key)
+
+    def shutdown(self):
+        """Close every connection and the log; returns the log's result (None without one)."""
+        self.close_all()
+        self._closed = True
+        for p in self._pending:
+            self._write(not_shown_record(p.patch, "testcard stopped before it was presented"))
+        self._pending = []
+        log, self.log = self.log, None
+        return log.close() if log is not None else None
+
+    # ------------------------------------------------------------ patches (any thread)
+    def on_patch(self, patch: RemotePatch) -> Acknowledgement:
+        """For a transport's thread: queue ``patch`` for the screen; the acknowledgement is set
+        once the first frame showing it has been presented."""
+        ack = Acknowledgement()
+        self._received.emit((patch, ack))
+        return ack
+
+    # ------------------------------------------------------------ on the GUI thread
+    def _apply(self, item) -> None:
+        patch, ack = item
+        if self._closed:
+            return
+        try:
+            s = self._surface()
+            name, params, note = to_spec_params(patch, s.bit_depth, s.limited, size=(s.width, s.height))
+            spec = make_spec(name, params, width=s.width, height=s.height, bit_depth=s.bit_depth,
+                             limited=s.limited, counter_bits=s.counter_bits, transfer=s.transfer)
+            shown = self._show_spec(spec)
+        except ValueError as exc:
+            shown, note = False, str(exc)
+        except Exception as exc:  # a bug must not take the app down: the patch is not shown
+            shown, note = False, f"{type(exc).__name__}: {exc}"
+        if shown is False:
+            self._write(not_shown_record(patch, f"refused: {note or 'the frame could not be shown'}"))
+            return
+        for old in self._pending:
+            self._write(not_shown_record(old.patch, "replaced by a later patch before it was presented"))
+        self._pending = [_Pending(patch, ack, spec, note)]
+
+    def _on_presented(self, index: int) -> None:
+        if not self._pending or self.loop.last_error is not None:
+            return   # a frame that failed to render shows the last good one: not the patch
+        present = self.loop.timeline.column("present_s", last=1)
+        if not len(present):
+            return
+        present_s = float(present[-1])
+        (p,) = self._pending
+        self._pending = []
+        p.ack.set(index, present_s)
+        record = shown_record(p.patch, index, present_s, p.note, p.spec.pattern)
+        self.on_screen = record
+        self.shown_count += 1
+        if record["latency_ms"] is not None:
+            self.latencies_ms.append(record["latency_ms"])
+        self._write(record)
+        self.patch_shown.emit(record)
+
+    def _record_event(self, record) -> None:
+        self._write(dict(record))
+
+    def _record_state(self, key: str, text: str) -> None:
+        if key not in self.transports:
+            return   # a state from a transport closed meanwhile
+        self.states[key] = text
+        self.state_changed.emit(key, text)
+
+    def _write(self, record: dict) -> None:
+        self.events.append(record)
+        if self.log is not None:
+            self.log.write(record)
+        self.event_logged.emit(record)
+
+    # ------------------------------------------------------------ for the dock and the status bar
+    @property
+    def waiting(self) -> bool:
+        """A patch has been applied and no frame has shown it yet."""
+        return bool(self._pending)
+
+    def latency_summary(self) -> str:
+        """``"last 18.2 ms, median 17.9 ms over 42"``, or ``""`` before the first patch."""
+        if not self.latencies_ms:
+            return ""
+        values = sorted(self.latencies_ms)
+        n = len(values)
+        median = values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2
+        return f"last {self.latencies_ms[-1]:.1f} ms, median {median:.1f} ms over {n}"
+
+
+__all__ = ["RemoteLink", "Surface"]
