@@ -24,19 +24,32 @@ class JsonError(ValueError):
     """A JSON document testcard refuses; the message is one sentence naming the source."""
 
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_BRACKETS = re.compile(r"[\[\]{}]")
+_SPECIAL = re.compile(r'[\[\]{}"\\]')
 
 
 def _nesting_depth(text: str) -> int:
-    """The deepest bracket nesting outside strings, without parsing (linear, no recursion):
-    strings are cut out by one regex, then only the brackets are walked."""
+    """The deepest bracket nesting outside strings, without parsing: one linear pass that
+    visits only brackets, quotes and backslashes (no backtracking, no copy of the text)."""
     depth = deepest = 0
-    for m in _BRACKETS.finditer(_STRING.sub("", text)):
-        if m.group() in "[{":
+    in_string = False
+    skip = -1          # the position of a character escaped by a backslash
+    for m in _SPECIAL.finditer(text):
+        i = m.start()
+        if i == skip:
+            continue
+        ch = text[i]
+        if in_string:
+            if ch == "\\":
+                skip = i + 1
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "[" or ch == "{":
             depth += 1
-            deepest = max(deepest, depth)
-        else:
+            if depth > deepest:
+                deepest = depth
+        elif ch == "]" or ch == "}":
             depth -= 1
     return deepest
 

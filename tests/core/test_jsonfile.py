@@ -61,3 +61,37 @@ def test_random_bytes_never_raise_anything_but_jsonerror(data):
         parse_json(data)
     except JsonError:
         pass
+
+
+def test_the_nesting_check_is_linear_in_escapes_and_long_strings():
+    # a document of escaped quotes, and one long string: the pre-scan must not backtrack
+    # (it visits each special character once), so these are refused or read, never stalled
+    from core import jsonfile
+    text = '"' + '\\\\"' * 200_000
+    assert jsonfile._nesting_depth(text) == 0
+    with pytest.raises(JsonError):
+        parse_json(text)
+    assert parse_json(json.dumps(["x" * 2_000_000, {"a": '"[{'}]))[1] == {"a": '"[{'}
+
+
+@given(st.text(alphabet='[]{}"\\ab', max_size=60))
+def test_the_nesting_check_agrees_with_a_plain_scanner(text):
+    from core import jsonfile
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    assert jsonfile._nesting_depth(text) == deepest
