@@ -3,11 +3,17 @@ command runs headless and never imports Qt."""
 
 from __future__ import annotations
 
-import argparse
 import os
+import signal
 import sys
 
-from app.commands import (
+# Ctrl-C while the commands below are still importing (a second or so) ends quietly with 130,
+# as it does once a command runs; the default handler is put back right after the imports.
+signal.signal(signal.SIGINT, lambda *_: os._exit(130))
+
+import argparse  # noqa: E402
+
+from app.commands import (  # noqa: E402
     bench,
     capture,
     decisions,
@@ -23,8 +29,10 @@ from app.commands import (
     serve,
     show,
 )
-from app.commands.common import CliError, os_error_text, quiet_stdout, say_error
-from core import version
+from app.commands.common import CliError, os_error_text, quiet_stdout, say_error  # noqa: E402
+from core import version  # noqa: E402
+
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Each module defines register(subparsers); ``bench`` adds the benchmarks of the modules it
 # names.  Imported by statement (each keeps its heavy imports inside its functions), in help

@@ -46,6 +46,9 @@ def check_output_path(path, *, sidecar: bool = False) -> Path:
 def _cv2():
     import cv2
 
+    # a damaged frame is reported once, as testcard's own per-frame error; OpenCV's own
+    # warnings (``PNG input buffer is incomplete``) would be a second, unprefixed stderr line
+    cv2.setLogLevel(2)   # errors only (OpenCV's LOG_LEVEL_ERROR)
     return cv2
 
 

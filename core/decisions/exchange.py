@@ -57,7 +57,7 @@ def export_decisions(dest: str | os.PathLike, bands: Iterable[str] | None = None
     every entry not exported) or cannot be written."""
     cache = cache or DecisionCache()
     try:
-        refuse_same_file(dest, cache.path)
+        refuse_same_file(dest, cache.path, cache.lock_path)
     except ValueError:
         raise DecisionFileError(f"cannot export to {dest}: it is the decision cache itself "
                                 "(that would drop the entries carried for other devices)") from None

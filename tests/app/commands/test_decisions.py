@@ -29,6 +29,16 @@ def _one_error(capsys) -> str:
     return err[0]
 
 
+def test_export_over_the_cache_lock_is_refused(capsys, cache):
+    lock = cache.lock_path
+    with cache.locked(5):
+        pass                                                   # the lock file exists now
+    ino = lock.stat().st_ino
+    assert main(["decisions", "export", str(lock)]) == 2
+    _one_error(capsys)
+    assert lock.stat().st_ino == ino                           # never replaced under a holder
+
+
 @pytest.mark.parametrize("how", ["same path", "symlink", "hard link", "relative path"])
 def test_export_over_the_cache_itself_is_refused(capsys, tmp_path, monkeypatch, cache, how):
     before = cache.path.read_bytes()
