@@ -10,6 +10,7 @@ bit depth too.  PNG and TIFF go through OpenCV, which reads and writes 16-bit RG
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import struct
@@ -48,7 +49,10 @@ def _cv2():
 
     # a damaged frame is reported once, as testcard's own per-frame error; OpenCV's own
     # warnings (``PNG input buffer is incomplete``) would be a second, unprefixed stderr line
-    cv2.setLogLevel(2)   # errors only (OpenCV's LOG_LEVEL_ERROR)
+    with contextlib.suppress(AttributeError, ImportError):   # builds without cv2.utils.logging
+        import cv2.utils.logging as cv2_logging
+
+        cv2_logging.setLogLevel(cv2_logging.LOG_LEVEL_ERROR)
     return cv2
 
 

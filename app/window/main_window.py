@@ -229,13 +229,17 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
             place_default(self, QGuiApplication.primaryScreen().availableGeometry())
         self._default_layout = not (s.window_state and
                                     self.restoreState(QByteArray.fromBase64(s.window_state.encode())))
+        self._settings_baseline_now()
         self.loop.start()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
+        untouched = self._settings_untouched()
         if self._default_layout:
             self._default_layout = False
             apply_default_docks(self)   # first run: pattern first (app/window/layout.py)
+        if untouched:        # where the window system put it is not a change the user made
+            self._settings_baseline_now()
 
     # ------------------------------------------------------------ construction helpers
     def _make_presenter(self):
@@ -429,7 +433,10 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
     def _follow_surface(self, _bits: int) -> None:
         presenter = self.loop.presenter
         if presenter is not None:
+            untouched = self._settings_untouched()
             self.frame_settings.follow_surface(presenter.surface_bits)
+            if untouched:     # following the surface is not a change the user made
+                self._settings_baseline_now()
 
     def _on_frame_settings(self) -> None:
         device = self.frame_settings.device_setting()
@@ -578,20 +585,48 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
                 return
 
     # ------------------------------------------------------------ closing
+    def _settings_values(self) -> dict:
+        """What closing would store, field by field (the current pattern's parameters included)."""
+        fs = self.frame_settings
+        return {
+            "pattern": self.spec.pattern,
+            "params": {k: _jsonable(v) for k, v in self.spec.params},
+            "bit_depth": fs.bit_depth.value(),
+            "bit_depth_chosen": fs.bit_depth_chosen,
+            "limited": fs.range.currentText() == "limited",
+            "size": fs.size_setting(),
+            "counter": fs.counter.isChecked(),
+            "counter_bits": fs.counter_bits.value(),
+            "device": self.loop.device,
+            "one_to_one": self.act_one_to_one.isChecked(),
+            "window_geometry": bytes(self.saveGeometry().toBase64()).decode(),
+            "window_state": bytes(self.saveState().toBase64()).decode(),
+        }
+
+    def _settings_untouched(self) -> bool:
+        """True while every stored field (the window's own geometry aside) is as it started."""
+        base = getattr(self, "_settings_baseline", None)
+        if base is None:
+            return False
+        now = self._settings_values()
+        return all(now[k] == base.get(k) for k in now if not k.startswith("window_"))
+
+    def _settings_baseline_now(self) -> None:
+        """Take what the window shows now as what it started with: a field the user never changes
+        is not stored back on close, so a value that fell back to a default (or a colour the
+        window converted to the surface's depth) leaves the settings file as it was."""
+        self._settings_baseline = self._settings_values()
+
     def store_settings(self) -> None:
         s = self.settings
-        self._remember_params()
-        s.pattern = self.spec.pattern
-        s.bit_depth = self.frame_settings.bit_depth.value()
-        s.bit_depth_chosen = self.frame_settings.bit_depth_chosen
-        s.limited = self.frame_settings.range.currentText() == "limited"
-        s.size = self.frame_settings.size_setting()
-        s.counter = self.frame_settings.counter.isChecked()
-        s.counter_bits = self.frame_settings.counter_bits.value()
-        s.device = self.loop.device
-        s.one_to_one = self.act_one_to_one.isChecked()
-        s.window_geometry = bytes(self.saveGeometry().toBase64()).decode()
-        s.window_state = bytes(self.saveState().toBase64()).decode()
+        base = getattr(self, "_settings_baseline", {})
+        for name, value in self._settings_values().items():
+            if base.get(name, object()) == value:
+                continue
+            if name == "params":
+                s.params[self.spec.pattern] = value
+            else:
+                setattr(s, name, value)
         try:
             settings_mod.save(s)
         except OSError as exc:  # SettingsNotSaved: one line naming the file and the reason

@@ -384,7 +384,8 @@ def test_device_choice_is_listed_persisted_and_refused_when_absent(qtbot, monkey
     assert win.loop.device == "cpu" and combo.currentText() == "cpu"
     assert "cannot render on cuda:7" in win.log_dock.lines[-1]
     win.close()
-    assert S.load().device == "cpu"
+    # the user changed nothing: the replaced device is reported, not saved back over theirs
+    assert S.load().device == "cuda:7"
 
 
 def test_presets_menu_steps_through_a_pattern_set(qtbot, main_window):

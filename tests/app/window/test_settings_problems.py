@@ -56,3 +56,36 @@ def test_an_unwritable_settings_folder_is_one_log_line_on_close(qtbot, tmp_path,
     lines = [line for line in win.log_dock.lines if "settings not saved" in line]
     assert len(lines) == 1 and lines[0].startswith("settings not saved to ")
     assert "\n" not in lines[0]
+
+
+def test_a_window_closed_untouched_leaves_a_bad_settings_file_as_it_was(qtbot):
+    """Replaced values are reported, not saved back: the window converts the palette to the
+    surface's depth and falls back on the bad depth, but the user changed nothing."""
+    from app import settings as S
+    from app.window import MainWindow
+
+    p = S.settings_path()
+    p.parent.mkdir(parents=True)
+    p.write_text(json.dumps({"schema": 1, "pattern": "checkerboard", "bit_depth": 99,
+                             "size": [64, 36],
+                             "params": {"checkerboard": {"palette": [[255, 255, 255]]}}}))
+    before = p.read_bytes()
+    win = MainWindow()
+    qtbot.addWidget(win)
+    assert win.spec.bit_depth == 8 and win.settings.problems     # fell back, and said so
+    win.close()
+    assert p.read_bytes() == before
+
+
+def test_a_change_the_user_makes_is_still_saved(qtbot):
+    from app import settings as S
+    from app.window import MainWindow
+
+    p = S.settings_path()
+    p.parent.mkdir(parents=True)
+    p.write_text(json.dumps({"schema": 1, "pattern": "checkerboard", "size": [64, 36]}))
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.catalog.select("bars")
+    win.close()
+    assert json.loads(p.read_text())["pattern"] == "bars"
