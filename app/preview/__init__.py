@@ -24,6 +24,7 @@ from app.preview.placement import (
     resolve_screen,
 )
 from app.preview.presenter import GLPresenter, Presenter, RasterPresenter, gl_problem
+from app.preview.remote import RemoteLink, Surface
 
 __all__ = [
     "BANNER_MS",
@@ -34,9 +35,11 @@ __all__ = [
     "Placement",
     "Presenter",
     "RasterPresenter",
+    "RemoteLink",
     "ScreenIdentity",
     "ScreenMatch",
     "ScreenRecord",
+    "Surface",
     "banner_lines",
     "frame_rect",
     "gl_problem",

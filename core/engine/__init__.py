@@ -9,12 +9,13 @@ from core.engine.bench import bench_engine, bench_frames
 from core.engine.devices import available_devices, check_device, device_problem
 from core.engine.engine import Engine, RenderedFrame
 from core.engine.formats import FORMATS
-from core.engine.gather import compiled_gather, frame_rows, gather_into, realize_op
+from core.engine.gather import LeadLines, compiled_gather, finish_lines, frame_rows, gather_into, realize_op
 from core.engine.paths import PATHS, available_paths, path_problem
 
 __all__ = [
     "Engine",
     "FORMATS",
+    "LeadLines",
     "PATHS",
     "RenderedFrame",
     "available_devices",
@@ -24,6 +25,7 @@ __all__ = [
     "check_device",
     "compiled_gather",
     "device_problem",
+    "finish_lines",
     "frame_rows",
     "gather_into",
     "path_problem",
