@@ -1,17 +1,19 @@
 """``testcard bench preview``: the real window, N frames, the per-frame cost of each stage.
 
-Stages, per presented frame: render (the engine, device-synchronised), transfer
-(device to host), upload (``glTexSubImage2D`` into the presenter's texture, or
-wrapping the bytes for the raster presenter) and present (paint start to swap
-done).  Prints median and p99 of each and of render+transfer+upload, the part
-of a frame that must fit inside the budget before the swap.
+Stages, per presented frame: render (the engine, device-synchronised, on the render thread),
+transfer (device to host), upload (the GUI thread's share of moving pixels: mapping the pixel
+buffer and ``glTexSubImage2D`` from it into the presenter's texture, or wrapping the bytes for
+the raster presenter) and present (paint start to swap done).  Prints median and p99 of each
+and of render+transfer+upload, the per-frame cost that must fit the budget.
+``--no-render-thread`` renders on the GUI thread and ``--no-pbo`` uploads from host memory, so
+one command line measures the loop as it was beside the loop as it is.
 """
 
 from __future__ import annotations
 
 import sys
 
-from app.commands.common import CliError, Progress, print_json, print_table
+from app.commands.common import CliError, Progress, check_output, print_json, print_table
 from app.commands.render import add_spec_arguments, spec_from_args
 
 STAGES = ("render_ms", "transfer_ms", "upload_ms", "present_ms")
@@ -28,6 +30,10 @@ def register_bench(bench_sub) -> None:
                    help="frames presented first and not counted (default 30)")
     p.add_argument("--fullscreen", action="store_true",
                    help="measure the fullscreen output window (1:1 pixels) instead of the scaled preview")
+    p.add_argument("--no-render-thread", action="store_true",
+                   help="render on the GUI thread, one frame ahead (the loop before the render thread)")
+    p.add_argument("--no-pbo", action="store_true",
+                   help="upload from host memory, not from pixel-buffer objects the engine writes into")
     p.add_argument("--timeline", metavar="CSV", help="also write the per-frame timeline here")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
@@ -60,22 +66,22 @@ def run(args) -> int:
         if why:
             raise CliError(f"--device {args.device}: {why}")
     if args.timeline:
-        from pathlib import Path
-
-        from core.atomic import require_parent
-
-        require_parent(Path(args.timeline).resolve())
+        check_output(args.timeline, "--timeline")
 
     import signal
 
     from app.qapp import ensure_qapplication
 
     app = ensure_qapplication()
+    from app.preview import FrameLoop, GLPresenter
     from app.settings import Settings
     from app.window import MainWindow
     from core.timing import frame_stats
 
     total = args.warmup + args.frames
+    # process-wide for this run: the loop and every GL presenter the window makes
+    FrameLoop.render_thread = not args.no_render_thread
+    GLPresenter.pixel_buffers = not args.no_pbo
     win = MainWindow(spec=spec, settings=Settings(device=args.device), persist=False, frame_limit=total,
                      reuse_static=False)
     prog = Progress(total, "bench preview")
@@ -87,6 +93,8 @@ def run(args) -> int:
         # what was measuring, read before closing the output hands the loop back to the preview
         shown = win.output.window or win.preview
         seen.update(presenter=shown.kind, surface_bits=shown.surface_bits, format=loop.fmt,
+                    render_thread=loop.render_thread, uploads=dict(shown.uploads),
+                    timing_dock_visible=win.timing.isVisible(),
                     pacing=loop.mode, pacing_reason=loop.monitor.reason,
                     refresh_hz=round(1000.0 / loop.period_ms, 3), period_ms=loop.period_ms,
                     path=loop.active_path, path_source=loop.path_source)
@@ -104,6 +112,7 @@ def run(args) -> int:
     old = signal.signal(signal.SIGINT, on_sigint)
     win.resize(1600, 1000)
     win.show()
+    win.timing.raise_()          # its tab in front: the dock's refresh is part of what is measured
     if args.fullscreen:
         win.toggle_fullscreen(True)
     try:
@@ -130,10 +139,13 @@ def run(args) -> int:
     if args.json:
         print_json(info)
     else:
+        ups = ", ".join(f"{n} {k}" for k, n in info["uploads"].items()) or "none counted"
         print(f"# {info['pattern']} {info['size']} {info['bit_depth']}-bit, path {info['path']} "
               f"({info['path_source']}), {info['presenter']} presenter, {info['surface_bits']}-bit surface "
               f"-> {info['format']}, {info['pacing']} at {info['refresh_hz']:.2f} Hz; "
-              f"{info['frames']} frames after {warm} warm-up", file=sys.stderr)
+              f"{info['frames']} frames after {warm} warm-up; render thread "
+              f"{'on' if info['render_thread'] else 'off'}, uploads: {ups}; timing dock "
+              f"{'shown' if info['timing_dock_visible'] else 'hidden'}", file=sys.stderr)
         rows = []
         for key, label in (("render_ms", "render"), ("transfer_ms", "transfer"), ("upload_ms", "upload"),
                            ("present_ms", "present"), ("render_transfer_upload_ms", "render+transfer+upload"),

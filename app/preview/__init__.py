@@ -23,7 +23,8 @@ from app.preview.placement import (
     primary_screen,
     resolve_screen,
 )
-from app.preview.presenter import GLPresenter, Presenter, RasterPresenter, gl_problem
+from app.preview.presenter import GLPresenter, Presenter, gl_problem
+from app.preview.raster import RasterPresenter
 from app.preview.remote import RemoteLink, Surface
 
 __all__ = [

@@ -1,24 +1,28 @@
-"""The live frame loop: render frame N with the engine, present it, record when it got there.
+"""The live frame loop: frame N rendered ahead on a thread of its own, presented, recorded.
 
-Vsync-paced where the presenter's swap waits for vblank: each ``presented``
-signal (from ``frameSwapped``) immediately renders the next frame and asks for
-the next present, so the display's refresh drives the loop.  Where swaps do
-not wait (the raster presenter, Xvfb, X11 without vsync) it is paced by a
-precise timer at the screen's refresh rate with absolute deadlines; the
-:class:`~core.timing.pacing.PacingMonitor` notices when a GL surface's swaps return
-far faster than the screen period and switches over.  The GUI thread never
-waits for a swap.
+A render thread keeps up to two frames ready ahead of their presents (which ones:
+:class:`~core.timing.render_ahead.RenderAhead`, no Qt), each written by the engine straight into
+a buffer the presenter lends (a mapped pixel-buffer object on GL); the GUI thread only hands
+finished frames over.  The index advances exactly once per presented frame; a step or a changed
+frame (spec, path, device, presenter) starts a new generation, so the next present shows exactly
+the asked index, never a frame rendered before.  Paused, and for a static frame, the frame on
+screen is presented again, not rendered again.  ``render_thread=False`` renders on the GUI
+thread, one ahead (benchmarks compare).
 
-It presents with any :class:`~app.preview.presenter.Presenter` (the preview, the output
-window, and the preview again as a passive mirror while an output is up).
-
-The frame index advances exactly once per presented frame (frozen while
-paused; stepped by :meth:`step`).  A render error is reported and the last
-good frame stays on screen; the loop keeps running.
+Vsync-paced where swaps wait for vblank (each ``presented``, from ``frameSwapped``, hands the
+next frame over); elsewhere (raster, Xvfb, X11 without vsync) a precise timer with absolute
+deadlines paces it, and the :class:`~core.timing.pacing.PacingMonitor` switches over when a GL
+surface's swaps return far faster than the screen period.  The GUI thread never waits for a swap
+or a render (but for one in progress when the frame's size, format or presenter changes).  The
+mirror (the preview while an output is up) gets a copy, made on the render thread, a few times
+a second.  A render error is reported once and the last good frame stays on screen.  One piece
+(over 400 lines): every slot here moves the same state (generation, pacing, buffers, engine).
 """
 
 from __future__ import annotations
 
+import math
+import os
 import time
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
@@ -26,7 +30,19 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from app.preview.presenter import Presenter
 from core.decisions import choose_path_for
 from core.engine import Engine, RenderedFrame
-from core.timing import TIMER, VSYNC, DeadlineSchedule, PacingMonitor, Timeline
+from core.timing import TIMER, VSYNC, DeadlineSchedule, Job, PacingMonitor, RenderAhead, Timeline
+
+STALL_EVERY_ENV = "TESTCARD_TEST_STALL_EVERY"   # test hook: see stall_every()
+
+
+def stall_every(environ=None) -> int:
+    """The test hook ``TESTCARD_TEST_STALL_EVERY=N`` (0: off): every N-th present, the loop
+    behaves as a presenter stalled and caught up by a compositor that discards a frame: the
+    frame after the one just shown is recorded as presented (the same present time) and never
+    reaches the screen, and the loop moves on to the one after.  A capture shows it as a display
+    drop of a frame testcard logged as presented.  Read here only, once per loop."""
+    text = (os.environ if environ is None else environ).get(STALL_EVERY_ENV, "").strip()
+    return int(text) if text.isdigit() else 0
 
 
 class FrameLoop(QObject):
@@ -35,12 +51,15 @@ class FrameLoop(QObject):
     pacing_changed = Signal(str, str)      # mode (VSYNC / TIMER), why
     engine_changed = Signal()              # path, format or rounding note changed
     finished = Signal()                    # the frame limit was reached
+    _rendered = Signal()                   # from the render thread: a frame is ready
 
     MIRROR_INTERVAL_S = 0.1                # passive preview refresh while an output is active
     STALL_S = 0.5                          # re-ask a presenter that has not presented for this long
+    AHEAD = 2                              # frames the render thread keeps ready
+    render_thread = True                   # False: render on the GUI thread (benchmarks compare)
 
     def __init__(self, spec, *, device: str = "cpu", frame_limit: int = 0, clock=time.perf_counter,
-                 reuse_static: bool = True, parent=None):
+                 reuse_static: bool = True, render_thread: bool | None = None, parent=None):
         super().__init__(parent)
         self.reuse_static = reuse_static
         self.clock = clock
@@ -48,8 +67,6 @@ class FrameLoop(QObject):
         self.device = device
         self.frame_limit = frame_limit
         self.timeline = Timeline()
-        self.index = 0
-        self.paused = False
         self.presented_count = 0
         self.path = "numpy"
         self.path_source = "default"
@@ -62,11 +79,20 @@ class FrameLoop(QObject):
         self.period_ms = 1000.0 / 60.0
         self.presenter: Presenter | None = None
         self.mirror: Presenter | None = None
-        self._mirror_t = 0.0
-        self._pending: RenderedFrame | None = None
+        self._mirror_t = -math.inf             # read and written by the render thread only
         self._pending_t = 0.0
-        self._uploaded = None
+        self._due = False                      # a present is due and waits for its frame
+        self._lending = False                  # the presenter may lend buffers (not released)
+        self._shown_path = self.path
         self._running = False
+        self._stall_every = stall_every()
+        if render_thread is not None:
+            self.render_thread = bool(render_thread)
+        threaded = self.render_thread
+        self._ahead = RenderAhead(self._render_job, self._give_back, threaded=threaded,
+                                  depth=self.AHEAD if threaded else 1,
+                                  on_ready=self._rendered.emit if threaded else None)
+        self._rendered.connect(self._on_rendered)     # queued: emitted on the render thread
         self._schedule = DeadlineSchedule(self.period_ms / 1e3)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -81,30 +107,51 @@ class FrameLoop(QObject):
     def mode(self) -> str:
         return self.monitor.mode
 
+    @property
+    def index(self) -> int:
+        """The frame the next present shows (while paused: the one on screen)."""
+        return self._ahead.index
+
+    @property
+    def paused(self) -> bool:
+        return self._ahead.paused
+
     def attach(self, presenter: Presenter, refresh_hz: float) -> None:
         """Make ``presenter`` the one that paces the loop (the output window or the preview)."""
-        if self.presenter is not None:
-            try:
-                self.presenter.presented.disconnect(self._on_presented)
-                self.presenter.surface_ready.disconnect(self._on_surface)
-            except (RuntimeError, TypeError):
-                pass
+        old = self.presenter
+        if old is not None:
+            self._lending = False
+            self._restart(wait=True)              # its buffers back before another lends any
+            for signal, slot in self._wiring(old):
+                try:
+                    signal.disconnect(slot)
+                except (RuntimeError, TypeError):
+                    pass
         self.presenter = presenter
-        self._pending = None
-        presenter.presented.connect(self._on_presented)
-        presenter.surface_ready.connect(self._on_surface)
+        self._lending = True
+        for signal, slot in self._wiring(presenter):
+            signal.connect(slot)
         self.set_refresh(refresh_hz)
         if self.engine is None or self._wanted_fmt() != self.fmt:
             self._rebuild_engine()
+        else:
+            self._restart()
         if self._running:
             self._kick()
+
+    def _wiring(self, presenter: Presenter):
+        return ((presenter.presented, self._on_presented), (presenter.surface_ready, self._on_surface),
+                (presenter.releasing, self._on_releasing))
 
     def set_mirror(self, presenter: Presenter | None) -> None:
         """A second presenter refreshed a few times a second (the preview while an output is up)."""
         self.mirror = presenter
+        if presenter is not None:
+            self._restart()                       # a frame rendered now reaches it at once
 
     def set_refresh(self, refresh_hz: float) -> None:
         self.period_ms = 1000.0 / refresh_hz if refresh_hz and refresh_hz > 0 else 1000.0 / 60.0
+        self.timeline.set_period(self.period_ms)   # late frames judged, and history sized, by it
         capable = self.presenter is not None and self.presenter.vsync_capable
         self.monitor.reset(self.period_ms, VSYNC if capable else TIMER)
         if not capable and self.presenter is not None:
@@ -119,9 +166,11 @@ class FrameLoop(QObject):
         rebuilt when the decision changes, so compiled graphs stay cached.
         """
         if self.engine is not None and self._decide(spec)[0] == self.engine.path:
+            layout = self.engine.frame_layout
             self.engine.set_spec(spec)
             self.spec = spec
             self._update_notes()
+            self._restart(wait=self.engine.frame_layout != layout)
             self.engine_changed.emit()
         else:
             old = self.spec
@@ -131,6 +180,16 @@ class FrameLoop(QObject):
             except ValueError:
                 self.spec = old
                 raise
+
+    def redecide(self) -> None:
+        """Decide the render path again (a verdict was just saved or imported): the engine is
+        rebuilt only when the path changes; the decision's source and reason are updated."""
+        path, source, reason = self._decide(self.spec)
+        if self.engine is None or path != self.engine.path:
+            self._rebuild_engine()
+            return
+        self.path_source, self.path_reason = source, reason
+        self.engine_changed.emit()
 
     def set_device(self, device: str) -> None:
         """Render on ``device`` from the next frame; refuses (ValueError) one the engine cannot use."""
@@ -174,6 +233,7 @@ class FrameLoop(QObject):
         if old is not None:
             old.close()
         self._update_notes()
+        self._restart(wait=old is None or old.frame_layout != engine.frame_layout)
         self.engine_changed.emit()
 
     def _update_notes(self) -> None:
@@ -200,6 +260,8 @@ class FrameLoop(QObject):
 
     def close(self) -> None:
         self.stop()
+        self._ahead.close()                        # the render thread ends; buffers go back
+        self.timeline.stop_recording()             # a streamed record is completed, not lost
         if self.engine is not None:
             self.engine.close()
 
@@ -208,35 +270,121 @@ class FrameLoop(QObject):
         return self._running
 
     def set_paused(self, paused: bool) -> None:
-        self.paused = bool(paused)
+        self._ahead.set_paused(paused)
+        self._fill()
 
     def step(self, delta: int) -> None:
-        """Move the index by ``delta`` (used while paused; never below 0)."""
-        self.index = max(0, self.index + int(delta))
+        """Move the index by ``delta`` (used while paused; never below 0); the next present
+        shows exactly that frame."""
+        if self._ahead.step(delta):
+            self._withdrawn()
+        self._fill()
+        if self._due:
+            self._hand_over()
 
     def reset_timing(self) -> None:
         self.timeline.clear()
         self.monitor.reset(self.period_ms, self.monitor.mode)
 
+    def _restart(self, wait: bool = False) -> None:
+        """The frame changed: a new generation (``wait``: and no render writes a buffer lent so far)."""
+        static = self.reuse_static and not self.spec.animated
+        if (self._ahead.drain if wait else self._ahead.invalidate)(static):
+            self._withdrawn()
+        self._fill()
+        if self._due:
+            self._hand_over()
+
+    def _withdrawn(self) -> None:
+        # the frame handed over is outdated: the present asked for repeats the screen (and is
+        # not recorded); the asked frame follows as soon as it is rendered
+        if self.presenter is not None:
+            self.presenter.withdraw()
+        self._due = True
+
     def _kick(self) -> None:
+        self._fill()
         if self.monitor.mode == VSYNC:
-            if self._pending is None:
-                self._produce()
+            self._hand_over()
         else:
             self._timer.start(0)
 
     def _tick(self) -> None:
         if not self._running:
             return
-        if self._pending is None:
-            self._produce()
+        self._hand_over()
         wait = self._schedule.next_wait_ms(self.clock())
         self._timer.start(wait)
 
-    def _produce(self) -> None:
-        if self.presenter is None:
+    # ------------------------------------------------------------ frames ahead
+    def _fill(self) -> None:
+        """Keep the frames ahead rendering, into buffers the presenter lends."""
+        if not self._running or not self._lending or self.engine is None:
             return
-        r = self.engine.render(self.index)
+        shape, dtype = self.engine.frame_layout
+        while self._ahead.wanted() is not None:
+            buf = self.presenter.lend_buffer(shape, dtype)
+            if buf is None:
+                break                             # all in use: a present frees one
+            self._ahead.submit(buf)
+        if not self._ahead.threaded:
+            self._ahead.run()
+
+    def _render_job(self, job: Job) -> tuple[RenderedFrame, object]:
+        """On the render thread: the frame into its buffer, and a copy for the mirror when due."""
+        engine = self.engine
+        try:
+            r = engine.render(job.index, out=job.buffer)
+        except Exception as exc:  # a buffer of the size before a change, an engine replaced
+            r = RenderedFrame(job.index, job.buffer, engine.active_path, 0.0, 0.0,
+                              error=f"frame {job.index}: {type(exc).__name__}: {exc}", warmup=True)
+        copy = None
+        if self.mirror is not None and not r.error:
+            now = self.clock()
+            if job.first or now - self._mirror_t >= self.MIRROR_INTERVAL_S:
+                self._mirror_t = now
+                copy = r.data.copy()              # the buffer itself goes to the presenter
+        return r, copy
+
+    def _give_back(self, buffer) -> None:
+        if self.presenter is not None:
+            self.presenter.give_back(buffer)
+
+    def _on_rendered(self) -> None:
+        if self._due:
+            self._hand_over()
+        self._fill()
+
+    def _on_releasing(self) -> None:
+        # the presenter is about to free what it lent: nothing may write into it any more
+        self._lending = False
+        self._restart(wait=True)
+
+    def _hand_over(self) -> None:
+        """A present is due: hand the presenter its frame once it is ready, and ask for it."""
+        if not self._running or not self._lending or self._ahead.handed is not None:
+            return
+        got = self._ahead.take()
+        if got is None:
+            self._due = True                      # handed over when the render thread has it
+            return
+        self._due = False
+        if got.fresh:
+            r, copy = got.result
+            self._note_error(r)
+            if r.error:
+                self.presenter.give_back(got.job.buffer)     # the last good frame stays
+            else:
+                self.presenter.set_frame(r.data)
+                self._shown_path = r.path
+            if copy is not None and self.mirror is not None:
+                self.mirror.set_frame(copy)
+                self.mirror.request_present()
+        self.presenter.request_present()
+        self._pending_t = self.clock()
+        self._fill()
+
+    def _note_error(self, r: RenderedFrame) -> None:
         if r.error:
             # "frame N: <what failed>": one notice per distinct failure, not one per frame
             what = r.error.split(": ", 1)[1] if r.error.startswith("frame ") else r.error
@@ -245,47 +393,47 @@ class FrameLoop(QObject):
             self.last_error = what
         else:
             self.last_error = None
-        self._pending = r
-        self._pending_t = self.clock()
-        # a static frame the engine served again from the same buffer is already on the
-        # presenter: present it again without another upload
-        key = (id(self.presenter), self.spec, id(r.data))
-        reusable = self.reuse_static and not self.spec.animated
-        if not reusable or r.error or key != self._uploaded:
-            self.presenter.set_frame(r.data)
-            self._uploaded = key if reusable else None
-        self.presenter.request_present()
-        if self.mirror is not None and self._pending_t - self._mirror_t >= self.MIRROR_INTERVAL_S:
-            self._mirror_t = self._pending_t
-            self.mirror.set_frame(r.data)
-            self.mirror.request_present()
 
     def _on_presented(self, t_paint: float, t_done: float, upload_ms: float) -> None:
-        r = self._pending
-        if r is None:  # a repaint we did not ask for (expose, resize)
+        got = self._ahead.handed
+        if got is None:  # a repaint we did not ask for (expose, resize), or a withdrawn frame
             return
-        self._pending = None
-        self.timeline.append(r.index, t_done, r.render_ms, r.transfer_ms, upload_ms,
-                             (t_done - t_paint) * 1e3, r.path, r.warmup, self.paused, r.error)
+        self._ahead.presented()
+        present_ms = (t_done - t_paint) * 1e3
+        if got.fresh:
+            r = got.result[0]
+            self.timeline.append(got.index, t_done, r.render_ms, r.transfer_ms, upload_ms, present_ms,
+                                 r.path, r.warmup, self.paused, r.error)
+        else:                                     # the frame on screen, presented again
+            self.timeline.append(got.index, t_done, 0.0, 0.0, upload_ms, present_ms,
+                                 self._shown_path, False, self.paused, None)
         self.presented_count += 1
-        if not self.paused:
-            self.index = r.index + 1
         if self.monitor.observe(t_done):
             self.pacing_changed.emit(self.monitor.mode, self.monitor.reason)
             if self._running:
                 self._schedule = DeadlineSchedule(self.period_ms / 1e3)
                 self._timer.start(0)
-        self.frame_presented.emit(r.index)
+        self.frame_presented.emit(got.index)
         if self.frame_limit and self.presented_count >= self.frame_limit:
             self.stop()
             # not from inside the presenter's paint: a window closed there crashes Qt
             QTimer.singleShot(0, self.finished.emit)
             return
+        if self._stall_every and not self.paused and self.presented_count % self._stall_every == 0:
+            self._discard_next(got.index + 1, t_done)
         if self._running and self.monitor.mode == VSYNC:
-            self._produce()
+            self._hand_over()
+        self._fill()
+
+    def _discard_next(self, index: int, t_done: float) -> None:
+        """The test hook (:func:`stall_every`): ``index`` recorded as presented, never shown."""
+        self.timeline.append(index, t_done, 0.0, 0.0, 0.0, 0.0, self._shown_path, False, False, None)
+        self.presented_count += 1
+        self.frame_presented.emit(index)
+        self.step(1)
 
     def _check_stall(self) -> None:
-        if self._pending is not None and self.clock() - self._pending_t > self.STALL_S:
+        if self._ahead.handed is not None and self.clock() - self._pending_t > self.STALL_S:
             # a hidden or unexposed window presents nothing; ask again instead of waiting forever
             self._pending_t = self.clock()
             self.presenter.request_present()

@@ -7,15 +7,20 @@ asks for ``set_one_to_one``, ``key_pressed``, ``grab_image`` and ``release``:
 
 * :class:`GLPresenter` -- a ``QOpenGLWindow`` with swap interval 1.  The frame
   is uploaded with ``glTexSubImage2D`` into the colour texture of a frame
-  buffer object (RGBX8888 bytes as GL_RGBA/UNSIGNED_BYTE, or Format_RGB30
-  words as GL_BGRA/UNSIGNED_INT_2_10_10_10_REV when the surface is 10-bit),
-  then blitted to the window (nearest at 1:1, linear when fitted), flipped
-  so row 0 is the top.  ``presented`` fires from ``frameSwapped``.
-* :class:`RasterPresenter` -- a ``QWidget`` that paints a ``QImage`` wrapping
-  the same bytes (no copy).  Used where there is no OpenGL (the offscreen
+  buffer object (RGBX8888 bytes as GL_RGBA/UNSIGNED_BYTE into RGBA8, or Format_RGB30
+  words as GL_BGRA/UNSIGNED_INT_2_10_10_10_REV into RGB10_A2 when the surface is 10-bit),
+  from the pixel-buffer object the engine wrote it into (:mod:`app.preview.pixel_buffers`),
+  then blitted to the window, flipped so row 0 is the top.  ``presented``
+  fires from ``frameSwapped``.
+* :class:`~app.preview.raster.RasterPresenter` (its own module) -- a ``QWidget`` that paints a
+  ``QImage`` wrapping the same bytes (no copy).  Used where there is no OpenGL (the offscreen
   platform); it never waits for a swap, so the loop paces it with a timer.
 
-Neither draws the pattern itself: what is shown is the engine's frame.
+Neither draws the pattern itself: what is shown is the engine's frame.  Both scale with
+nearest-neighbour sampling, never smoothing: a scaled preview shows only code values the frame
+has (a fine checkerboard aliases rather than turning grey).  At 1:1 a frame larger than the
+window is panned by dragging it or with the wheel (Shift+wheel: sideways); :class:`Pan` keeps
+the offset inside the frame.
 """
 
 from __future__ import annotations
@@ -24,11 +29,11 @@ import time
 from typing import Protocol, runtime_checkable
 
 import numpy as np
-from PySide6.QtCore import QRect, Qt, Signal, SignalInstance
-from PySide6.QtGui import QGuiApplication, QImage, QOpenGLContext, QPainter
+from PySide6.QtCore import Qt, Signal, SignalInstance
+from PySide6.QtGui import QGuiApplication, QImage, QOpenGLContext
 from PySide6.QtOpenGL import QOpenGLFramebufferObject, QOpenGLFramebufferObjectFormat, QOpenGLWindow
-from PySide6.QtWidgets import QWidget
 
+from app.preview.pixel_buffers import FREE, PENDING, FrameBuffers, PixelBuffers
 from app.preview.placement import frame_rect
 
 GL_TEXTURE_2D = 0x0DE1
@@ -36,13 +41,17 @@ GL_RGBA = 0x1908
 GL_BGRA = 0x80E1
 GL_UNSIGNED_BYTE = 0x1401
 GL_UNSIGNED_INT_2_10_10_10_REV = 0x8368
-GL_RGB8 = 0x8051
+GL_RGBA8 = 0x8058
 GL_RGB10_A2 = 0x8059
 GL_READ_FRAMEBUFFER = 0x8CA8
 GL_DRAW_FRAMEBUFFER = 0x8CA9
 GL_COLOR_BUFFER_BIT = 0x4000
 GL_NEAREST = 0x2600
-GL_LINEAR = 0x2601
+WHEEL_STEP_PX = 120     # device pixels panned per wheel notch at 1:1
+# texture format, and the upload's (format, type), per display format.  RGBA8, not RGB8: the
+# bytes are copied as they are (llvmpipe converts into RGB8 at half the speed; the X byte is 255)
+TEXTURE = {"rgb8": (GL_RGBA8, GL_RGBA, GL_UNSIGNED_BYTE),
+           "rgb10": (GL_RGB10_A2, GL_BGRA, GL_UNSIGNED_INT_2_10_10_10_REV)}
 
 
 @runtime_checkable
@@ -52,15 +61,81 @@ class Presenter(Protocol):
 
     presented: SignalInstance      # (paint_start_s, done_s, upload_ms) once per present
     surface_ready: SignalInstance  # (surface_bits) once the surface's real format is known
+    releasing: SignalInstance      # release() is about to free the buffers it lent
     kind: str                      # "opengl", "raster": named in pacing reasons and benchmarks
     vsync_capable: bool            # False: its presents never wait for a vblank; pace by timer
     surface_bits: int              # 8 or 10: the format the engine renders for it
 
     def set_frame(self, data: np.ndarray) -> None:
-        """Take the engine's display-ready bytes for the next present."""
+        """Take the engine's display-ready bytes for the next present: a buffer it lent (shown
+        from there), or any other array (kept, and not to be written again)."""
 
     def request_present(self) -> None:
         """Present the last frame set; ``presented`` follows, never from inside this call."""
+
+    def lend_buffer(self, shape: tuple, dtype) -> np.ndarray | None:
+        """A buffer the next frame may be written into, from any thread, until it is passed to
+        ``set_frame`` or ``give_back``; None while every one is in use."""
+
+    def give_back(self, buffer: np.ndarray) -> None:
+        """A lent buffer whose frame will not be shown."""
+
+    def withdraw(self) -> None:
+        """The frame set since the last present is outdated: the present asked for repeats
+        what is on screen."""
+
+
+class Pan:
+    """The 1:1 view's offset from centre, in device pixels, kept so the frame covers the area."""
+
+    def __init__(self):
+        self.x = self.y = 0
+        self._drag = None
+
+    def rect(self, frame_w: int, frame_h: int, area_w: int, area_h: int,
+             one_to_one: bool) -> tuple[int, int, int, int]:
+        """:func:`frame_rect`, moved by the offset at 1:1 (the offset is clamped first)."""
+        x, y, w, h = frame_rect(frame_w, frame_h, area_w, area_h, one_to_one)
+        if not one_to_one:
+            return x, y, w, h
+        self.x = _clamp(self.x, min(0, area_w - w) - x, -x) if w > area_w else 0
+        self.y = _clamp(self.y, min(0, area_h - h) - y, -y) if h > area_h else 0
+        return x + self.x, y + self.y, w, h
+
+    def reset(self) -> None:
+        self.x = self.y = 0
+
+    def by(self, dx: float, dy: float) -> None:
+        self.x += round(dx)
+        self.y += round(dy)
+
+    def press(self, event, dpr: float) -> bool:
+        if event.button() != Qt.MouseButton.LeftButton:
+            return False
+        self._drag = (event.position().x() * dpr, event.position().y() * dpr)
+        return True
+
+    def move(self, event, dpr: float) -> bool:
+        if self._drag is None:
+            return False
+        x, y = event.position().x() * dpr, event.position().y() * dpr
+        self.by(x - self._drag[0], y - self._drag[1])
+        self._drag = (x, y)
+        return True
+
+    def release(self) -> None:
+        self._drag = None
+
+    def wheel(self, event) -> None:
+        notches = event.angleDelta().y() / 120.0
+        if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+            self.by(notches * WHEEL_STEP_PX, 0)
+        else:
+            self.by(0, notches * WHEEL_STEP_PX)
+
+
+def _clamp(v: int, lo: int, hi: int) -> int:
+    return max(lo, min(hi, v))
 
 
 def gl_problem() -> str | None:
@@ -97,33 +172,62 @@ class GLPresenter(QOpenGLWindow):
     presented = Signal(float, float, float)
     key_pressed = Signal(object)
     surface_ready = Signal(int)
+    releasing = Signal()
     kind = "opengl"
     vsync_capable = True
+    pixel_buffers = True     # lend mapped pixel-buffer objects where there is a context
 
     def __init__(self, clock=time.perf_counter):
         super().__init__(QOpenGLWindow.UpdateBehavior.NoPartialUpdate)
         self._clock = clock
-        self._frame: np.ndarray | None = None
-        self._dirty = False
+        self._pbos = PixelBuffers(self, clock=clock)
+        self._host = FrameBuffers(3)              # before the context exists, or without PBOs
+        self._pending: tuple | None = None       # (array, its pool or None) for the next paint
+        self.uploads = {"pbo": 0, "host": 0}
         self._fbo: QOpenGLFramebufferObject | None = None
         self._fbo_key = None
         self._t_paint = 0.0
         self._upload_ms = 0.0
         self.one_to_one = False
+        self.pan = Pan()
         self.surface_bits = 8
         self.frameSwapped.connect(self._on_swapped)
 
     # -- interface
     def set_frame(self, data: np.ndarray) -> None:
         frame_format(data)
-        self._frame = np.ascontiguousarray(data)
-        self._dirty = True
+        self.withdraw()
+        pool = next((p for p in (self._pbos, self._host) if p.find(data) is not None), None)
+        if pool is not None:
+            pool.set_state(pool.find(data), PENDING)
+        self._pending = (data if pool is not None else np.ascontiguousarray(data), pool)
 
     def request_present(self) -> None:
         self.update()
+        import os
+        if os.environ.get("H17_NOW"):
+            from PySide6.QtCore import QCoreApplication, QEvent
+            QCoreApplication.postEvent(self, QEvent(QEvent.Type.UpdateRequest))
+
+    def lend_buffer(self, shape, dtype) -> np.ndarray | None:
+        if self.pixel_buffers and self.context() is not None:
+            buf = self._pbos.lend(shape, dtype)
+            if buf is not None or self._pbos.in_use() >= self._pbos.count:
+                self._host.drop_free()           # lent before the context existed
+                return buf
+        return self._host.lend(shape, dtype)
+
+    def give_back(self, buffer) -> None:
+        self._pbos.give_back(buffer) or self._host.give_back(buffer)
+
+    def withdraw(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None and pending[1] is not None:
+            pending[1].give_back(pending[0])
 
     def set_one_to_one(self, on: bool) -> None:
         self.one_to_one = bool(on)
+        self.pan.reset()
         self.update()
 
     def grab_image(self) -> QImage:
@@ -145,32 +249,39 @@ class GLPresenter(QOpenGLWindow):
             return
         ff = QOpenGLFramebufferObjectFormat()
         ff.setAttachment(QOpenGLFramebufferObject.Attachment.NoAttachment)
-        ff.setInternalTextureFormat(GL_RGB10_A2 if fmt == "rgb10" else GL_RGB8)
+        ff.setInternalTextureFormat(TEXTURE[fmt][0])
         self._fbo = QOpenGLFramebufferObject(w, h, ff)
         self._fbo_key = key
 
     def _upload(self) -> float:
-        data = self._frame
+        """The pending frame into the texture: from its pixel buffer, or from host memory."""
+        (data, pool), self._pending = self._pending, None
         fmt = frame_format(data)
         h, w = data.shape[:2]
         self._ensure_fbo(w, h, fmt)
         f = self.context().functions()
         t0 = self._clock()
         f.glBindTexture(GL_TEXTURE_2D, self._fbo.texture())
-        if fmt == "rgb10":
-            f.glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_BGRA, GL_UNSIGNED_INT_2_10_10_10_REV, data)
+        args = (GL_TEXTURE_2D, 0, 0, 0, w, h, *TEXTURE[fmt][1:])
+        if pool is self._pbos:
+            self._pbos.upload(self._pbos.find(data), f, args)
+            self.uploads["pbo"] += 1
         else:
-            f.glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, data)
+            f.glTexSubImage2D(*args, data)
+            if pool is not None:
+                pool.set_state(pool.find(data), FREE)
+            self.uploads["host"] += 1
         f.glBindTexture(GL_TEXTURE_2D, 0)
         return (self._clock() - t0) * 1e3
 
     def paintGL(self) -> None:
         self._t_paint = self._clock()
-        self._upload_ms = 0.0
+        # the GUI thread's share of moving pixels: mapping buffers since the last present, and
+        # the upload (none when the frame on screen is presented again)
+        self._upload_ms, self._pbos.map_ms = self._pbos.map_ms, 0.0
         f = self.context().functions()
-        if self._frame is not None and self._dirty:
-            self._upload_ms = self._upload()
-            self._dirty = False
+        if self._pending is not None:
+            self._upload_ms += self._upload()
         ef = self.context().extraFunctions()
         # creating the FBO bound it; clear the window's framebuffer, not the frame just uploaded
         ef.glBindFramebuffer(GL_DRAW_FRAMEBUFFER, self.defaultFramebufferObject())
@@ -180,11 +291,12 @@ class GLPresenter(QOpenGLWindow):
             return
         fw, fh = self._fbo_key[0], self._fbo_key[1]
         dw, dh = self.device_size()
-        x, y, w, h = frame_rect(fw, fh, dw, dh, self.one_to_one)
+        x, y, w, h = self.pan.rect(fw, fh, dw, dh, self.one_to_one)
         ef.glBindFramebuffer(GL_READ_FRAMEBUFFER, self._fbo.handle())
-        # destination y runs top to bottom: row 0 of the frame lands at the top
+        # destination y runs top to bottom: row 0 of the frame lands at the top; nearest, never
+        # smoothed: a scaled preview shows only the frame's own code values
         ef.glBlitFramebuffer(0, 0, fw, fh, x, dh - y, x + w, dh - y - h, GL_COLOR_BUFFER_BIT,
-                             GL_NEAREST if (w, h) == (fw, fh) else GL_LINEAR)
+                             GL_NEAREST)
         ef.glBindFramebuffer(GL_READ_FRAMEBUFFER, self.defaultFramebufferObject())
 
     def _on_swapped(self) -> None:
@@ -193,76 +305,31 @@ class GLPresenter(QOpenGLWindow):
     def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
         self.key_pressed.emit(event)
 
+    def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self.pan.press(event, self.devicePixelRatio())
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if self.one_to_one and self.pan.move(event, self.devicePixelRatio()):
+            self.update()
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self.pan.release()
+
+    def wheelEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if self.one_to_one:
+            self.pan.wheel(event)
+            self.update()
+
     def release(self) -> None:
-        """Free GL objects while the context still exists."""
-        if self._fbo is not None and self.context() is not None:
+        """Free GL objects while the context still exists (``releasing`` first: the loop stops
+        writing into the buffers lent)."""
+        self.releasing.emit()
+        self._pending = None
+        if self.context() is not None:
             self.makeCurrent()
+            self._pbos.clear()
             self._fbo = None
             self._fbo_key = None
             self.doneCurrent()
+        self._host.clear()
 
-
-class RasterPresenter(QWidget):
-    """Paints the engine's bytes as a QImage; paced by the loop's timer."""
-
-    presented = Signal(float, float, float)
-    key_pressed = Signal(object)
-    surface_ready = Signal(int)
-    kind = "raster"
-    vsync_capable = False
-    surface_bits = 8
-
-    def __init__(self, clock=time.perf_counter, parent=None):
-        super().__init__(parent)
-        self._clock = clock
-        self._frame: np.ndarray | None = None
-        self._image: QImage | None = None
-        self._upload_ms = 0.0
-        self.one_to_one = False
-        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.setMinimumSize(160, 90)
-
-    def set_frame(self, data: np.ndarray) -> None:
-        t0 = self._clock()
-        self._frame = np.ascontiguousarray(data)
-        self._image = wrap_qimage(self._frame)
-        self._upload_ms = (self._clock() - t0) * 1e3
-
-    def request_present(self) -> None:
-        self.update()
-
-    def set_one_to_one(self, on: bool) -> None:
-        self.one_to_one = bool(on)
-        self.update()
-
-    def grab_image(self) -> QImage:
-        return self.grab().toImage()
-
-    def device_size(self) -> tuple[int, int]:
-        dpr = self.devicePixelRatioF()
-        return round(self.width() * dpr), round(self.height() * dpr)
-
-    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
-        t0 = self._clock()
-        p = QPainter(self)
-        p.fillRect(self.rect(), Qt.GlobalColor.black)
-        if self._image is not None:
-            dpr = self.devicePixelRatioF()
-            dw, dh = self.device_size()
-            x, y, w, h = frame_rect(self._image.width(), self._image.height(), dw, dh, self.one_to_one)
-            if not self.one_to_one:
-                p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
-            target = QRect(round(x / dpr), round(y / dpr), round(w / dpr), round(h / dpr))
-            p.drawImage(target, self._image)
-        p.end()
-        upload, self._upload_ms = self._upload_ms, 0.0
-        self.presented.emit(t0, self._clock(), upload)
-
-    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
-        self.key_pressed.emit(event)
-        super().keyPressEvent(event)
-
-    def release(self) -> None:
-        self._image = None
-        self._frame = None

@@ -33,7 +33,8 @@ from core.patterns import Spec
 @dataclass
 class RenderedFrame:
     index: int               # frame index rendered
-    data: np.ndarray         # display-ready host array; a reused buffer, valid until the next render
+    data: np.ndarray         # display-ready host array: a reused buffer valid until the next render,
+                             # or the caller's ``out``
     path: str                # the path that actually produced this frame
     render_ms: float         # device-synchronised render (+conversion) time
     transfer_ms: float       # device -> host copy time (0 for numpy)
@@ -103,6 +104,13 @@ class Engine:
     def active_path(self) -> str:
         return self._active.name
 
+    @property
+    def frame_layout(self) -> tuple[tuple[int, ...], np.dtype]:
+        """``(shape, dtype)`` of the frames handed out: the layout an ``out`` buffer must have.
+        Never waits for a render in progress (the GUI thread asks it every frame)."""
+        target = self._target            # replaced whole by set_spec: one read, no lock
+        return target.shape, target.data.dtype
+
     def set_spec(self, spec: Spec) -> None:
         """Switch to ``spec``; never stalls on compilation (it runs in the background)."""
         if not isinstance(spec, Spec):
@@ -123,29 +131,49 @@ class Engine:
             if self.path in COMPILED_PATHS and not self._static:
                 self._start_compile(spec)
 
-    def render(self, index: int) -> RenderedFrame:
+    def render(self, index: int, out: np.ndarray | None = None) -> RenderedFrame:
         """Frame ``index`` (>= 0).  Never raises for a failure inside the render:
-        the result carries ``error`` and the last good frame."""
+        the result carries ``error`` and the last good frame.
+
+        ``out``: write the frame there instead of the engine's own buffer, in the host layout
+        of the format (``(H, W)`` uint32 words for rgb10, ``(H, W, 4)`` uint8 for rgb8, ...),
+        C-contiguous and writable: a mapped pixel buffer the presenter uploads from, written
+        once by the frame's gather (no copy on the CPU; CUDA and MPS copy their device frame
+        into it).  The frame is rendered every time (the caller keeps what it shows), the
+        result's ``data`` is ``out`` itself, and when ``error`` is set its contents are not a
+        frame.  A wrong ``out`` is refused with ``ValueError`` before anything is written.
+        """
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or index < 0:
             raise ValueError(f"frame index must be an integer >= 0, got {index!r}")
         index = int(index)
         with self._lock:
             tgt = self._target
-            if self._static and self._static_done:
+            if out is not None:
+                tgt = tgt.wrap(out)
+            elif self._static and self._static_done:
                 return RenderedFrame(index, tgt.data, self._static_path, 0.0, 0.0)
             self._maybe_switch()
             renderer = self._active
             warmup = renderer.frames < renderer.warm_frames or renderer is not self._wanted()
             try:
-                render_ms, transfer_ms = renderer.render(index)
+                render_ms, transfer_ms = self._render_on(renderer, index, tgt)
             except Exception as exc:  # reported on the frame, never raised to the caller
-                return self._failed(index, renderer, exc)
+                return self._failed(index, renderer, exc, tgt)
             self._last_good = True
             self._rendered += 1
-            if self._static:
+            if self._static and out is None:
                 self._static_done, self._static_path = True, renderer.name
             return RenderedFrame(index, tgt.data, renderer.name, render_ms, transfer_ms,
                                warmup=warmup)
+
+    def _render_on(self, renderer, index: int, tgt) -> tuple[float, float]:
+        if tgt is self._target:
+            return renderer.render(index)
+        renderer.rebind(tgt)
+        try:
+            return renderer.render(index)
+        finally:
+            renderer.rebind(self._target)
 
     def close(self, wait: bool = False) -> None:
         """Stop using background compiles; never stalls unless ``wait``.
@@ -204,14 +232,14 @@ class Engine:
                 return
             self._active = got
 
-    def _failed(self, index, renderer, exc) -> RenderedFrame:
+    def _failed(self, index, renderer, exc, tgt) -> RenderedFrame:
         error = f"frame {index}: {renderer.name} failed: {type(exc).__name__}: {exc}"
         if renderer is not self._fallback:
             # keep serving the last path that worked
             self._compiled[self.spec] = exc
             self._active = self._fallback
         good = self._last_good
-        return RenderedFrame(index, self._target.data, self._active.name if good else renderer.name,
+        return RenderedFrame(index, tgt.data, self._active.name if good else renderer.name,
                            0.0, 0.0, error=error, warmup=True)
 
     def _start_compile(self, spec):

@@ -38,6 +38,31 @@ class Target:
         self.raw = raw
         self.data = F.host_view(raw, fmt, spec.dtype)
 
+    def wrap(self, out: np.ndarray) -> Target:
+        """A target writing into ``out``, foreign memory (a mapped pixel buffer) in this target's
+        host layout; on CUDA and MPS the device buffer is this one's.  Refuses (``ValueError``,
+        naming ``out``) an array of another layout, or one that is read-only or strided."""
+        want = np.dtype(F.host_dtype(self.fmt, self.dtype))
+        if not isinstance(out, np.ndarray) or out.shape != self.shape or out.dtype != want \
+                or not out.flags.c_contiguous or not out.flags.writeable:
+            got = (f"shape {out.shape}, dtype {out.dtype}" + ("" if out.flags.c_contiguous else ", strided")
+                   + ("" if out.flags.writeable else ", read-only")) if isinstance(out, np.ndarray) \
+                else type(out).__name__
+            raise ValueError(f"out: expected a writable C-contiguous {self.shape} {want} array for "
+                             f"{self.fmt}, got {got}")
+        t = Target.__new__(Target)
+        t.shape, t.fmt, t.dtype, t.device = self.shape, self.fmt, self.dtype, self.device
+        t.raw = raw = out.view(self.raw.dtype)
+        t.data = out
+        if self.device is not None:
+            import torch
+
+            t.host_tensor = torch.from_numpy(raw)
+            t.dev = t.host_tensor if self.device.type == "cpu" else self.dev
+        else:
+            t.dev = None
+        return t
+
 
 class Renderer:
     name = ""
@@ -49,6 +74,10 @@ class Renderer:
 
     def render(self, index: int) -> tuple[float, float]:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def rebind(self, target: Target) -> None:
+        """Write the next frames into ``target`` (the engine's buffer, or one wrapping ``out``)."""
+        self.target = target
 
 
 class NumpyRenderer(Renderer):

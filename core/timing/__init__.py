@@ -1,10 +1,11 @@
 """Frame timing, pure: statistics over timestamp arrays, the live loop's bounded timeline and
-its running totals, the timing view's numbers, a streaming CSV record, and pacing decisions
-with an injected clock.  No Qt."""
+its running totals, the timing view's numbers, a streaming CSV record, pacing decisions with an
+injected clock, and the schedule of frames rendered ahead of their presents.  No Qt."""
 
 from core.timing.bench import bench_timing
 from core.timing.pacing import TIMER, VSYNC, DeadlineSchedule, PacingMonitor
 from core.timing.record import CSV_COLUMNS, RecordResult, TimelineRecorder
+from core.timing.render_ahead import Handed, Job, RenderAhead
 from core.timing.stats import frame_stats, late_mask, measured_period, missed_vsyncs, summary
 from core.timing.timeline import HISTORY_S, Timeline, TimelineSnapshot, history_rows
 from core.timing.totals import RunningTotals
@@ -20,9 +21,12 @@ from core.timing.view import (
 __all__ = [
     "CSV_COLUMNS",
     "DeadlineSchedule",
+    "Handed",
     "HISTORY_S",
+    "Job",
     "PacingMonitor",
     "RecordResult",
+    "RenderAhead",
     "RunningTotals",
     "TIMER",
     "Timeline",

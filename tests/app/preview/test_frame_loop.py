@@ -1,11 +1,20 @@
-"""The frame loop against a fake presenter: presents are driven by the test, clocks injected."""
+"""The frame loop against a fake presenter: presents are driven by the test, clocks injected.
+
+Most tests render on the GUI thread (``render_thread=False``: exact and synchronous); the
+render thread's own tests wait on conditions.  The fake lends buffers with the real
+bookkeeping (:class:`~app.preview.pixel_buffers.FrameBuffers`) and checks at every present that
+the frame handed over was not written to after it was handed over.
+"""
+
+import threading
 
 import numpy as np
 import pytest
 from PySide6.QtCore import QObject, Signal
 
 from app.preview import FrameLoop
-from core.engine import RenderedFrame
+from app.preview.pixel_buffers import FREE, PENDING, FrameBuffers
+from core.engine import Engine, RenderedFrame
 from core.patterns import make_spec
 from core.timing import TIMER, VSYNC
 
@@ -16,20 +25,61 @@ class FakePresenter(QObject):
     presented = Signal(float, float, float)
     key_pressed = Signal(object)
     surface_ready = Signal(int)
+    releasing = Signal()
     kind = "fake"
 
-    def __init__(self, vsync=True, bits=8):
+    def __init__(self, vsync=True, bits=8, buffers=4):
         super().__init__()
         self.vsync_capable = vsync
         self.surface_bits = bits
-        self.frames = []
+        self.pool = FrameBuffers(buffers)
+        self.frames = []            # a copy of every frame set
+        self.painted = []           # a copy of every frame that reached the 'screen'
         self.requests = 0
+        self.withdrawn = 0
+        self.pending = None         # (buffer, a copy of it when set)
+        self.foreign = 0            # frames set that were not lent (copies)
 
     def set_frame(self, data):
+        self.withdraw()
+        slot = self.pool.find(data)
+        if slot is None:
+            self.foreign += 1
+        else:
+            assert slot.state not in (FREE, PENDING), "set a buffer that was not lent"
+            self.pool.set_state(slot, PENDING)
         self.frames.append(np.array(data))
+        self.pending = (data, np.array(data))
 
     def request_present(self):
         self.requests += 1
+
+    def lend_buffer(self, shape, dtype):
+        return self.pool.lend(shape, dtype)
+
+    def give_back(self, buffer):
+        slot = self.pool.find(buffer)
+        assert slot is not None and slot.state not in (FREE, PENDING), "gave back a buffer not lent"
+        self.pool.set_state(slot, FREE)
+
+    def withdraw(self):
+        if self.pending is not None:
+            self.withdrawn += 1
+            slot = self.pool.find(self.pending[0])
+            if slot is not None:
+                self.pool.set_state(slot, FREE)
+        self.pending = None
+
+    def paint(self):
+        """The present: the pending frame is 'uploaded' (unchanged since set) and its buffer freed."""
+        if self.pending is not None:
+            data, copy = self.pending
+            assert np.array_equal(data, copy), "a frame was written after it was handed over"
+            self.painted.append(copy)
+            slot = self.pool.find(data)
+            if slot is not None:
+                self.pool.set_state(slot, FREE)
+        self.pending = None
 
 
 class Clock:
@@ -40,6 +90,14 @@ class Clock:
         return self.t
 
 
+def make_loop(spec, **kw):
+    clock = Clock()
+    kw.setdefault("render_thread", False)
+    lp = FrameLoop(spec, clock=clock, **kw)
+    lp.clock_ref = clock
+    return lp
+
+
 @pytest.fixture
 def spec():
     return make_spec("counter", {"bits": 8}, width=64, height=36, bit_depth=8)
@@ -47,9 +105,7 @@ def spec():
 
 @pytest.fixture
 def loop(qtbot, spec):
-    clock = Clock()
-    lp = FrameLoop(spec, clock=clock)
-    lp.clock_ref = clock
+    lp = make_loop(spec)
     yield lp
     lp.close()
 
@@ -57,7 +113,13 @@ def loop(qtbot, spec):
 def present(loop, p, interval_ms, upload_ms=0.5, paint_ms=1.0):
     loop.clock_ref.t += interval_ms / 1e3
     t = loop.clock_ref.t
+    p.paint()
     p.presented.emit(t - paint_ms / 1e3, t, upload_ms)
+
+
+def engine_frame(spec, index, fmt="rgb8"):
+    with Engine(spec, fmt=fmt) as eng:
+        return eng.render(index).data.copy()
 
 
 def test_vsync_loop_renders_on_each_present_and_advances_once(loop, spec):
@@ -73,11 +135,8 @@ def test_vsync_loop_renders_on_each_present_and_advances_once(loop, spec):
     assert loop.index == 30 and loop.presented_count == 30
     assert np.allclose(snap.upload_ms, 0.5) and np.allclose(snap.present_ms, 1.0)
     assert np.allclose(np.diff(snap.present_s) * 1e3, 1000 / 60)
-    # what was handed to the presenter is the engine's frame for that index
-    from core.engine import Engine
-
-    with Engine(spec, fmt="rgb8") as eng:
-        assert np.array_equal(p.frames[7], eng.render(7).data)
+    # what was handed to the presenter is the engine's frame for that index, in a buffer it lent
+    assert np.array_equal(p.frames[7], engine_frame(spec, 7)) and p.foreign == 0
 
 
 def test_a_presenter_without_vsync_is_timer_paced(qtbot, loop):
@@ -104,11 +163,11 @@ def test_fast_swaps_switch_to_the_timer_and_say_why(qtbot, loop):
     assert changes[-1][0] == TIMER and "vsync is not honoured" in changes[-1][1]
     n = p.requests
     present(loop, p, 6.0)
-    assert p.requests == n   # no longer rendering straight from the present
+    assert p.requests == n   # no longer handing over straight from the present
     qtbot.waitUntil(lambda: p.requests > n, timeout=2000)
 
 
-def test_pause_freezes_the_index_and_steps_move_it(loop):
+def test_pause_freezes_the_index_and_a_step_shows_exactly_the_asked_frame(loop, spec):
     p = FakePresenter()
     loop.attach(p, 60.0)
     loop.start()
@@ -117,15 +176,40 @@ def test_pause_freezes_the_index_and_steps_move_it(loop):
     loop.set_paused(True)
     for _ in range(3):
         present(loop, p, 16.7)
-    assert loop.index == 5
+    assert loop.index == 5 and len(p.frames) == 6   # frame 5 rendered once, presented three times
     loop.step(4)
-    present(loop, p, 16.7)                  # shows frame 5 (rendered before the step)
-    present(loop, p, 16.7)                  # shows frame 9
+    present(loop, p, 16.7)                  # frame 9 at once: nothing rendered before the step
     loop.step(-100)
     assert loop.index == 0
+    present(loop, p, 16.7)
     snap = loop.timeline.snapshot()
-    assert list(snap.index) == [0, 1, 2, 3, 4, 5, 5, 5, 5, 9]
+    assert list(snap.index) == [0, 1, 2, 3, 4, 5, 5, 5, 9, 0]
     assert list(snap.paused) == [False] * 5 + [True] * 5
+    assert np.array_equal(p.painted[-2], engine_frame(spec, 9))
+    assert np.array_equal(p.painted[-1], engine_frame(spec, 0))
+
+
+def test_a_change_withdraws_the_frame_handed_over_and_the_next_present_shows_the_new_one(loop, spec):
+    p = FakePresenter()
+    loop.attach(p, 60.0)
+    loop.start()
+    present(loop, p, 16.7)                  # frame 0 shown, frame 1 handed over
+    new = make_spec("counter", {"bits": 4}, width=64, height=36, bit_depth=8)
+    loop.set_spec(new)
+    assert p.withdrawn == 1                 # frame 1 of the old spec never reaches the screen
+    present(loop, p, 16.7)
+    assert np.array_equal(p.painted[-1], engine_frame(new, 1))
+    assert list(loop.timeline.snapshot().index) == [0, 1]
+
+
+def test_a_new_size_waits_for_the_buffers_of_the_old_one(loop):
+    p = FakePresenter()
+    loop.attach(p, 60.0)
+    loop.start()
+    present(loop, p, 16.7)
+    loop.set_spec(make_spec("counter", {"bits": 8}, width=80, height=40, bit_depth=8))
+    present(loop, p, 16.7)
+    assert p.painted[-1].shape == (40, 80, 4) and p.pool.layout[0] == (40, 80, 4)
 
 
 def test_render_error_is_reported_once_and_the_loop_keeps_going(loop):
@@ -135,8 +219,8 @@ def test_render_error_is_reported_once_and_the_loop_keeps_going(loop):
     loop.render_failed.connect(errors.append)
     real = loop.engine.render
 
-    def failing(index):
-        good = real(index)
+    def failing(index, out=None):
+        good = real(index, out=out)
         if 3 <= index <= 5:
             return RenderedFrame(index, good.data, good.path, 0.0, 0.0, error=f"frame {index}: boom")
         return good
@@ -148,6 +232,7 @@ def test_render_error_is_reported_once_and_the_loop_keeps_going(loop):
     assert errors == ["frame 3: boom"]      # a repeated failure is one notice, not one per frame
     assert loop.presented_count == 10 and loop.index == 10
     assert loop.timeline.snapshot().errors == {3: "frame 3: boom", 4: "frame 4: boom", 5: "frame 5: boom"}
+    assert len(p.frames) == 8               # the failed frames were not shown: the last good one stayed
 
 
 def test_frame_limit_stops_and_finishes(qtbot, loop):
@@ -173,8 +258,8 @@ def test_unrequested_repaints_are_not_recorded(loop):
     present(loop, p, 16.7)   # (the fake asks nothing of its own: every present had a request)
     assert loop.presented_count == 3
     loop.stop()
-    present(loop, p, 16.7)   # stopped: no render was pending after the last one? it was: recorded once
-    present(loop, p, 16.7)   # an expose repaint: nothing pending, nothing recorded
+    present(loop, p, 16.7)   # stopped: the frame handed over before still counts, once
+    present(loop, p, 16.7)   # an expose repaint: nothing handed over, nothing recorded
     assert loop.presented_count == 4
 
 
@@ -184,6 +269,7 @@ def test_ten_bit_surface_gets_packed_words(loop, spec):
     loop.start()
     assert loop.fmt == "rgb10"
     assert p.frames[0].dtype == np.uint32 and p.frames[0].shape == (36, 64)
+    assert np.array_equal(p.frames[0], engine_frame(spec, 0, "rgb10"))
     assert loop.rounding_note == ""
 
 
@@ -197,21 +283,21 @@ def test_eight_bit_surface_says_that_ten_bit_values_round(qtbot):
 
 
 def test_a_static_frame_is_uploaded_once_and_presented_every_time(qtbot):
-    lp = FrameLoop(make_spec("bars", {}, width=64, height=36, bit_depth=8), clock=Clock())
-    lp.clock_ref = lp.clock
+    lp = make_loop(make_spec("bars", {}, width=64, height=36, bit_depth=8))
     p = FakePresenter()
     lp.attach(p, 60.0)
     lp.start()
     for _ in range(5):
         present(lp, p, 16.7)
-    assert p.requests == 6 and len(p.frames) == 1
+    assert p.requests == 6 and len(p.frames) == 1 and lp.engine.frames_rendered == 1
+    assert list(lp.timeline.snapshot().index) == [0, 1, 2, 3, 4]     # the index still advances
     lp.set_spec(make_spec("bars", {"level": 100.0}, width=64, height=36, bit_depth=8))
     present(lp, p, 16.7)
     present(lp, p, 16.7)
     assert len(p.frames) == 2 and p.frames[1].max() == 255
     other = FakePresenter()
     lp.attach(other, 60.0)                     # a new presenter gets the frame again
-    assert len(other.frames) == 1
+    assert len(other.frames) == 1 and p.pool.in_use() == 0
     lp.close()
 
 
@@ -222,9 +308,7 @@ def test_animated_frames_and_benchmarks_upload_every_frame(loop):
     for _ in range(4):
         present(loop, p, 16.7)
     assert len(p.frames) == 5
-    bench = FrameLoop(make_spec("bars", {}, width=64, height=36, bit_depth=8), reuse_static=False,
-                      clock=Clock())
-    bench.clock_ref = bench.clock
+    bench = make_loop(make_spec("bars", {}, width=64, height=36, bit_depth=8), reuse_static=False)
     q = FakePresenter()
     bench.attach(q, 60.0)
     bench.start()
@@ -232,6 +316,77 @@ def test_animated_frames_and_benchmarks_upload_every_frame(loop):
         present(bench, q, 16.7)
     assert len(q.frames) == 5
     bench.close()
+
+
+def test_the_mirror_gets_a_copy_never_a_lent_buffer(loop, spec):
+    p, mirror = FakePresenter(), FakePresenter()
+    loop.attach(p, 60.0)
+    loop.set_mirror(mirror)
+    loop.start()
+    present(loop, p, 16.7)
+    assert mirror.frames and mirror.foreign == len(mirror.frames) and mirror.requests >= 1
+    assert np.array_equal(mirror.frames[0], engine_frame(spec, 0))
+
+
+def test_a_releasing_presenter_gets_every_buffer_back_and_lends_no_more(loop):
+    p = FakePresenter()
+    loop.attach(p, 60.0)
+    loop.start()
+    present(loop, p, 16.7)
+    p.releasing.emit()
+    assert p.pool.in_use() == 0
+    present(loop, p, 16.7)                  # whatever it still presents, it lends nothing
+    assert p.pool.in_use() == 0
+    other = FakePresenter()
+    loop.attach(other, 60.0)                # the next presenter takes over
+    assert other.requests == 1 and other.pool.in_use() >= 1
+
+
+# ---------------------------------------------------------------- the render thread
+def test_the_render_thread_renders_ahead_into_lent_buffers_one_index_per_present(qtbot, spec):
+    lp = make_loop(spec, render_thread=True)
+    p = FakePresenter()
+    lp.attach(p, 60.0)
+    threads = set()
+    real = lp.engine.render
+
+    def render(index, out=None):
+        threads.add(threading.current_thread().name)
+        return real(index, out=out)
+
+    lp.engine.render = render
+    lp.start()
+    for n in range(1, 21):
+        qtbot.waitUntil(lambda n=n: p.requests == n, timeout=5000)   # handed over once rendered
+        present(lp, p, 1000 / 60)
+    qtbot.waitUntil(lambda: p.pool.in_use() == 3, timeout=5000)     # two ahead, one handed over
+    lp.close()
+    assert threads == {"testcard-render"}
+    assert list(lp.timeline.snapshot().index) == list(range(20))
+    assert all(np.array_equal(p.frames[i], engine_frame(spec, i)) for i in (0, 7, 19))
+    assert p.foreign == 0 and p.pool.in_use() <= 1                  # closing gave the rest back
+    assert not any(t.name == "testcard-render" for t in threading.enumerate())
+
+
+def test_a_step_on_the_render_thread_shows_exactly_the_asked_frame(qtbot, spec):
+    lp = make_loop(spec, render_thread=True)
+    p = FakePresenter()
+    lp.attach(p, 60.0)
+    lp.start()
+    for n in range(1, 4):
+        qtbot.waitUntil(lambda n=n: p.requests == n, timeout=5000)
+        present(lp, p, 1000 / 60)
+    lp.set_paused(True)
+    lp.step(10)
+    qtbot.waitUntil(lambda: p.frames and np.array_equal(p.frames[-1], engine_frame(spec, lp.index)),
+                    timeout=5000)
+    present(lp, p, 1000 / 60)
+    lp.close()
+    assert loop_index_shown(lp) == lp.index
+
+
+def loop_index_shown(lp):
+    return int(lp.timeline.snapshot().index[-1])
 
 
 def test_the_presenters_and_the_fake_are_what_the_loop_presents_with(qtbot):

@@ -1,0 +1,135 @@
+"""The raster presenter: paints the engine's bytes as a ``QImage`` over them (no copy).
+
+Used where there is no OpenGL (the offscreen platform).  It never waits for a swap, so the frame
+loop paces it with a timer.  It lends the render thread host buffers (four: two frames ahead,
+the next present's and the one painted, which a repaint reads again); nearest-neighbour
+scaling and the 1:1 pan are the GL presenter's (:mod:`app.preview.presenter`).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from PySide6.QtCore import QRect, Qt, Signal
+from PySide6.QtGui import QImage, QPainter
+from PySide6.QtWidgets import QWidget
+
+from app.preview.pixel_buffers import FREE, PENDING, SHOWN, FrameBuffers
+from app.preview.presenter import Pan, wrap_qimage
+
+
+class RasterPresenter(QWidget):
+    """Paints the engine's bytes as a QImage; paced by the loop's timer."""
+
+    presented = Signal(float, float, float)
+    key_pressed = Signal(object)
+    surface_ready = Signal(int)
+    releasing = Signal()
+    kind = "raster"
+    vsync_capable = False
+    surface_bits = 8
+
+    def __init__(self, clock=time.perf_counter, parent=None):
+        super().__init__(parent)
+        self._clock = clock
+        self._buffers = FrameBuffers(4)     # two ahead, the next present's, the one painted
+        self._frame: np.ndarray | None = None       # what the next paint shows
+        self._shown: np.ndarray | None = None       # what the last paint showed
+        self._image: QImage | None = None
+        self.uploads = {"host": 0}
+        self._upload_ms = 0.0
+        self.one_to_one = False
+        self.pan = Pan()
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setMinimumSize(160, 90)
+
+    def set_frame(self, data: np.ndarray) -> None:
+        t0 = self._clock()
+        self.withdraw()
+        slot = self._buffers.find(data)
+        if slot is not None:
+            self._buffers.set_state(slot, PENDING)
+        self._frame = data if slot is not None else np.ascontiguousarray(data)
+        self._image = wrap_qimage(self._frame)
+        self.uploads["host"] += 1
+        self._upload_ms = (self._clock() - t0) * 1e3
+
+    def request_present(self) -> None:
+        self.update()
+
+    def lend_buffer(self, shape, dtype) -> np.ndarray | None:
+        return self._buffers.lend(shape, dtype)
+
+    def give_back(self, buffer) -> None:
+        self._buffers.give_back(buffer)
+
+    def withdraw(self) -> None:
+        if self._frame is self._shown:
+            return
+        slot = self._buffers.find(self._frame)
+        if slot is not None:
+            self._buffers.set_state(slot, FREE)
+        self._frame = self._shown
+        self._image = wrap_qimage(self._shown) if self._shown is not None else None
+
+    def set_one_to_one(self, on: bool) -> None:
+        self.one_to_one = bool(on)
+        self.pan.reset()
+        self.update()
+
+    def grab_image(self) -> QImage:
+        return self.grab().toImage()
+
+    def device_size(self) -> tuple[int, int]:
+        dpr = self.devicePixelRatioF()
+        return round(self.width() * dpr), round(self.height() * dpr)
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
+        t0 = self._clock()
+        if self._frame is not self._shown:        # the frame set is painted: the old one is free
+            old = self._buffers.find(self._shown)
+            if old is not None:
+                self._buffers.set_state(old, FREE)
+            new = self._buffers.find(self._frame)
+            if new is not None:
+                self._buffers.set_state(new, SHOWN)
+            self._shown = self._frame
+        p = QPainter(self)
+        p.fillRect(self.rect(), Qt.GlobalColor.black)
+        if self._image is not None:
+            dpr = self.devicePixelRatioF()
+            dw, dh = self.device_size()
+            x, y, w, h = self.pan.rect(self._image.width(), self._image.height(), dw, dh, self.one_to_one)
+            # no SmoothPixmapTransform: nearest, so a scaled preview shows only the frame's values
+            target = QRect(round(x / dpr), round(y / dpr), round(w / dpr), round(h / dpr))
+            p.drawImage(target, self._image)
+        p.end()
+        upload, self._upload_ms = self._upload_ms, 0.0
+        self.presented.emit(t0, self._clock(), upload)
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self.key_pressed.emit(event)
+        super().keyPressEvent(event)
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self.pan.press(event, self.devicePixelRatioF())
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if self.one_to_one and self.pan.move(event, self.devicePixelRatioF()):
+            self.update()
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self.pan.release()
+
+    def wheelEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if self.one_to_one:
+            self.pan.wheel(event)
+            self.update()
+
+    def release(self) -> None:
+        self.releasing.emit()
+        self._image = None
+        self._frame = self._shown = None
+        self._buffers.clear()
