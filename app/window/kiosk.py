@@ -19,7 +19,7 @@ import signal
 import socket
 import sys
 
-from PySide6.QtCore import QObject, QSocketNotifier, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QSocketNotifier, Qt, Signal
 from PySide6.QtGui import QGuiApplication
 
 from app.preview import (
@@ -215,9 +215,9 @@ def run_until_quit(app, kiosk: Kiosk, started=None) -> str:
     why: list[str] = []
 
     def leave(reason: str) -> None:
-        if not why:
+        if not why:          # once: Qt 6 posts each quit() as an event
             why.append(reason)
-        app.quit()
+            app.quit()
 
     kiosk.quit_requested.connect(leave)
     try:
@@ -227,6 +227,11 @@ def run_until_quit(app, kiosk: Kiosk, started=None) -> str:
                 started()
             app.exec()
     finally:
+        # closing the kiosk emits quit_requested again; a quit() with no event loop running
+        # would be left for the next loop the process starts (a test's wait, a panel's worker)
+        kiosk.quit_requested.disconnect(leave)
         kiosk.close()
+        # a quit posted but not yet delivered would end the next event loop this process runs
+        app.removePostedEvents(None, QEvent.Type.Quit)
     return why[0] if why else "the output window closed"
 __all__ = ["Kiosk", "output_target", "quit_on_signals", "run_until_quit", "say"]
