@@ -8,6 +8,23 @@ import re  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+# CI (CI=true) runs every property test with fewer examples, so the whole suite, Qt and
+# headless, fits its time on a 2-core box; a developer's run keeps hypothesis's default.
+settings.register_profile("ci", max_examples=12, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+CI_MAX_EXAMPLES = 12
+if os.environ.get("CI") == "true":
+    settings.load_profile("ci")
+    _settings_init = settings.__init__
+
+    def _ci_settings_init(self, parent=None, **kwargs):   # tests that ask for more get CI's cap
+        if isinstance(kwargs.get("max_examples"), int):
+            kwargs["max_examples"] = min(kwargs["max_examples"], CI_MAX_EXAMPLES)
+        _settings_init(self, parent, **kwargs)
+
+    settings.__init__ = _ci_settings_init
 
 HAVE_QT = importlib.util.find_spec("PySide6") is not None
 QT_MARK = re.compile(r"^pytestmark = .*\bpytest\.mark\.qt\b", re.M)
