@@ -204,10 +204,6 @@ class GLPresenter(QOpenGLWindow):
 
     def request_present(self) -> None:
         self.update()
-        import os
-        if os.environ.get("H17_NOW"):
-            from PySide6.QtCore import QCoreApplication, QEvent
-            QCoreApplication.postEvent(self, QEvent(QEvent.Type.UpdateRequest))
 
     def lend_buffer(self, shape, dtype) -> np.ndarray | None:
         if self.pixel_buffers and self.context() is not None:

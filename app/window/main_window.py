@@ -1,6 +1,6 @@
 """The control window: catalog, parameters, live preview, timing, output, status.
 
-One piece (about 600 lines) on purpose: the window is the controller between the docks, the
+One piece (about 650 lines) on purpose: the window is the controller between the docks, the
 frame loop and the output window, and what is left here is its construction and the slots that
 join them -- choosing patterns, building the spec, the APL readout, pausing and stepping, the
 output screen, the decision cache's background read, and storing the settings.  What could
