@@ -64,6 +64,17 @@ class Rows:
     def channels(self) -> int:
         return int(self.rows.shape[-1])
 
+    def lines(self, y0: int, y1: int) -> Rows:
+        """The plan of lines ``y0 .. y1 - 1`` alone (the same rows, the index and patch cut)."""
+        if not 0 <= y0 < y1 <= self.height:
+            raise ValueError(f"lines {y0}..{y1} are not inside a frame of {self.height} lines")
+        patch = self.patch
+        if patch is not None:
+            a, b = max(patch.y0, y0), min(patch.y1, y1)
+            patch = None if a >= b else Patch(a - y0, patch.values[a - patch.y0:b - patch.y0],
+                                              patch.paint, patch.mask)
+        return Rows(self.rows, self.index[y0:y1], self.width, y1 - y0, patch)
+
 
 def materialize(xp, plan: Rows):
     """The frame the plan describes: ``(H, W, C)``, one pass over the output."""

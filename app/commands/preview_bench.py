@@ -5,8 +5,10 @@ transfer (device to host), upload (the GUI thread's share of moving pixels: mapp
 buffer and ``glTexSubImage2D`` from it into the presenter's texture, or wrapping the bytes for
 the raster presenter) and present (paint start to swap done).  Prints median and p99 of each
 and of render+transfer+upload, the per-frame cost that must fit the budget.
-``--no-render-thread`` renders on the GUI thread and ``--no-pbo`` uploads from host memory, so
-one command line measures the loop as it was beside the loop as it is.
+``--no-render-thread`` renders on the GUI thread, ``--no-pbo`` uploads from host memory and
+``--whole-frames`` renders and uploads every frame whole (where only a counter moves, the loop
+otherwise writes and uploads just its lines), so one command line measures the loop as it was
+beside the loop as it is.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ def register_bench(bench_sub) -> None:
                    help="render on the GUI thread, one frame ahead (the loop before the render thread)")
     p.add_argument("--no-pbo", action="store_true",
                    help="upload from host memory, not from pixel-buffer objects the engine writes into")
+    p.add_argument("--whole-frames", action="store_true",
+                   help="render and upload every frame whole, also where only the counter's lines change")
     p.add_argument("--timeline", metavar="CSV", help="also write the per-frame timeline here")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
@@ -82,6 +86,7 @@ def run(args) -> int:
     # process-wide for this run: the loop and every GL presenter the window makes
     FrameLoop.render_thread = not args.no_render_thread
     GLPresenter.pixel_buffers = not args.no_pbo
+    FrameLoop.line_updates = not args.whole_frames
     win = MainWindow(spec=spec, settings=Settings(device=args.device), persist=False, frame_limit=total,
                      reuse_static=False)
     prog = Progress(total, "bench preview")
@@ -94,6 +99,7 @@ def run(args) -> int:
         shown = win.output.window or win.preview
         seen.update(presenter=shown.kind, surface_bits=shown.surface_bits, format=loop.fmt,
                     render_thread=loop.render_thread, uploads=dict(shown.uploads),
+                    line_uploads=getattr(shown, "line_uploads", 0),
                     timing_dock_visible=win.timing.isVisible(),
                     pacing=loop.mode, pacing_reason=loop.monitor.reason,
                     refresh_hz=round(1000.0 / loop.period_ms, 3), period_ms=loop.period_ms,
@@ -144,7 +150,8 @@ def run(args) -> int:
               f"({info['path_source']}), {info['presenter']} presenter, {info['surface_bits']}-bit surface "
               f"-> {info['format']}, {info['pacing']} at {info['refresh_hz']:.2f} Hz; "
               f"{info['frames']} frames after {warm} warm-up; render thread "
-              f"{'on' if info['render_thread'] else 'off'}, uploads: {ups}; timing dock "
+              f"{'on' if info['render_thread'] else 'off'}, uploads: {ups} "
+              f"({info['line_uploads']} of the changing lines only); timing dock "
               f"{'shown' if info['timing_dock_visible'] else 'hidden'}", file=sys.stderr)
         rows = []
         for key, label in (("render_ms", "render"), ("transfer_ms", "transfer"), ("upload_ms", "upload"),

@@ -57,6 +57,7 @@ class FrameLoop(QObject):
     STALL_S = 0.5                          # re-ask a presenter that has not presented for this long
     AHEAD = 2                              # frames the render thread keeps ready
     render_thread = True                   # False: render on the GUI thread (benchmarks compare)
+    line_updates = True                    # False: every frame rendered and uploaded whole
 
     def __init__(self, spec, *, device: str = "cpu", frame_limit: int = 0, clock=time.perf_counter,
                  reuse_static: bool = True, render_thread: bool | None = None, parent=None):
@@ -330,21 +331,30 @@ class FrameLoop(QObject):
         if not self._ahead.threaded:
             self._ahead.run()
 
-    def _render_job(self, job: Job) -> tuple[RenderedFrame, object]:
-        """On the render thread: the frame into its buffer, and a copy for the mirror when due."""
+    def _render_job(self, job: Job) -> tuple[RenderedFrame, object, object]:
+        """On the render thread: the frame into its buffer (only its changing lines when the
+        presenter holds a whole frame of the spec), and a whole copy for the mirror when due."""
         engine = self.engine
+        key = (engine.spec, engine.fmt)
+        mirror_due = self.mirror is not None and (
+            job.first or self.clock() - self._mirror_t >= self.MIRROR_INTERVAL_S)
+        lines = None
+        if self.line_updates and not mirror_due and self._holds(key):
+            lines = engine.spec.changing_lines
         try:
-            r = engine.render(job.index, out=job.buffer)
+            r = engine.render(job.index, out=job.buffer, lines=lines)
         except Exception as exc:  # a buffer of the size before a change, an engine replaced
             r = RenderedFrame(job.index, job.buffer, engine.active_path, 0.0, 0.0,
                               error=f"frame {job.index}: {type(exc).__name__}: {exc}", warmup=True)
         copy = None
-        if self.mirror is not None and not r.error:
-            now = self.clock()
-            if job.first or now - self._mirror_t >= self.MIRROR_INTERVAL_S:
-                self._mirror_t = now
-                copy = r.data.copy()              # the buffer itself goes to the presenter
-        return r, copy
+        if mirror_due and not r.error:
+            self._mirror_t = self.clock()
+            copy = r.data.copy()                  # the buffer itself goes to the presenter
+        return r, copy, key
+
+    def _holds(self, key) -> bool:
+        holds = getattr(self.presenter, "holds", None)
+        return holds is not None and holds(key)
 
     def _give_back(self, buffer) -> None:
         if self.presenter is not None:
@@ -370,12 +380,12 @@ class FrameLoop(QObject):
             return
         self._due = False
         if got.fresh:
-            r, copy = got.result
+            r, copy, key = got.result
             self._note_error(r)
             if r.error:
                 self.presenter.give_back(got.job.buffer)     # the last good frame stays
             else:
-                self.presenter.set_frame(r.data)
+                self._set_frame(r, key)
                 self._shown_path = r.path
             if copy is not None and self.mirror is not None:
                 self.mirror.set_frame(copy)
@@ -383,6 +393,20 @@ class FrameLoop(QObject):
         self.presenter.request_present()
         self._pending_t = self.clock()
         self._fill()
+
+    def _set_frame(self, r: RenderedFrame, key) -> None:
+        if not hasattr(self.presenter, "holds"):
+            self.presenter.set_frame(r.data)
+            return
+        if r.lines is not None and not self.presenter.holds(key):
+            # the texture was replaced after the render thread asked: the whole frame, here
+            whole = self.engine.render(r.index, out=r.data) if key == (self.engine.spec, self.engine.fmt) \
+                else None
+            if whole is None or whole.error:
+                self.presenter.give_back(r.data)   # the frame on screen stays
+                return
+            r.lines = None
+        self.presenter.set_frame(r.data, lines=r.lines, key=key)
 
     def _note_error(self, r: RenderedFrame) -> None:
         if r.error:

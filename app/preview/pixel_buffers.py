@@ -184,15 +184,17 @@ class PixelBuffers(FrameBuffers):
         slot.array = np.frombuffer(raw, dtype).reshape(shape)
         return True
 
-    def upload(self, slot: Slot, functions, args: tuple) -> None:
-        """Unmap ``slot`` and have ``glTexSubImage2D(*args, 0)`` read the bound texture's
-        contents from it (the context is current: called from the paint)."""
+    def upload(self, slot: Slot, functions, regions) -> None:
+        """Unmap ``slot`` and have ``glTexSubImage2D(*args, offset)`` read the bound texture's
+        contents from it, for each ``(args, offset)`` of ``regions`` (the whole frame, or the
+        spans that changed); the context is current: called from the paint."""
         import shiboken6
 
         slot.pbo.bind()
         slot.array = None                   # the memory is the driver's again
         slot.pbo.unmap()
-        functions.glTexSubImage2D(*args, shiboken6.VoidPtr(0))
+        for args, offset in regions:
+            functions.glTexSubImage2D(*args, shiboken6.VoidPtr(int(offset)))
         slot.pbo.release()
         self.set_state(slot, FREE)
 

@@ -84,6 +84,10 @@ class Presenter(Protocol):
         """The frame set since the last present is outdated: the present asked for repeats
         what is on screen."""
 
+    # optional: a presenter with ``holds(key)`` takes ``set_frame(data, lines=, key=)``, a
+    # frame of ``key`` (spec and format) whose ``lines`` alone are written; it updates only
+    # those lines, and only while ``holds(key)``: it holds a whole frame of that key.
+
 
 class Pan:
     """The 1:1 view's offset from centre, in device pixels, kept so the frame covers the area."""
@@ -186,6 +190,8 @@ class GLPresenter(QOpenGLWindow):
         self.uploads = {"pbo": 0, "host": 0}
         self._fbo: QOpenGLFramebufferObject | None = None
         self._fbo_key = None
+        self.held_key = None                      # the key of the whole frame the texture holds
+        self.line_uploads = 0                     # uploads of only a frame's changing lines
         self._t_paint = 0.0
         self._upload_ms = 0.0
         self.one_to_one = False
@@ -194,13 +200,22 @@ class GLPresenter(QOpenGLWindow):
         self.frameSwapped.connect(self._on_swapped)
 
     # -- interface
-    def set_frame(self, data: np.ndarray) -> None:
+    def set_frame(self, data: np.ndarray, lines: tuple | None = None, key=None) -> None:
+        """``lines``: only these spans of ``data`` are written, the rest of a frame of ``key``
+        is the one the texture holds (refused with ``ValueError`` unless ``holds(key)``)."""
         frame_format(data)
+        if lines is not None and not self.holds(key):
+            raise ValueError("lines: the texture does not hold a whole frame of this key")
         self.withdraw()
         pool = next((p for p in (self._pbos, self._host) if p.find(data) is not None), None)
         if pool is not None:
             pool.set_state(pool.find(data), PENDING)
-        self._pending = (data if pool is not None else np.ascontiguousarray(data), pool)
+        self._pending = (data if pool is not None else np.ascontiguousarray(data), pool, lines, key)
+
+    def holds(self, key) -> bool:
+        """Whether the texture holds a whole frame of ``key``: a frame of it may update only its
+        changing lines.  Read from the render thread too (one attribute read)."""
+        return key is not None and self.held_key == key
 
     def request_present(self) -> None:
         self.update()
@@ -246,28 +261,40 @@ class GLPresenter(QOpenGLWindow):
         ff = QOpenGLFramebufferObjectFormat()
         ff.setAttachment(QOpenGLFramebufferObject.Attachment.NoAttachment)
         ff.setInternalTextureFormat(TEXTURE[fmt][0])
+        self.held_key = None                      # a new texture holds no frame yet
         self._fbo = QOpenGLFramebufferObject(w, h, ff)
         self._fbo_key = key
 
     def _upload(self) -> float:
         """The pending frame into the texture: from its pixel buffer, or from host memory."""
-        (data, pool), self._pending = self._pending, None
+        (data, pool, lines, key), self._pending = self._pending, None
         fmt = frame_format(data)
         h, w = data.shape[:2]
         self._ensure_fbo(w, h, fmt)
+        if lines is not None and not self.holds(key):   # a new texture since set_frame
+            lines = None                                  # (not reached: the key fixes the size)
+        spans = ((0, h),) if lines is None else lines
         f = self.context().functions()
         t0 = self._clock()
         f.glBindTexture(GL_TEXTURE_2D, self._fbo.texture())
-        args = (GL_TEXTURE_2D, 0, 0, 0, w, h, *TEXTURE[fmt][1:])
+        stride = data.strides[0]
+        # texture row y is frame line y (the blit flips): a span is its own rows, from its offset
+        regions = [((GL_TEXTURE_2D, 0, 0, y0, w, y1 - y0, *TEXTURE[fmt][1:]), y0 * stride, (y0, y1))
+                   for y0, y1 in spans]
         if pool is self._pbos:
-            self._pbos.upload(self._pbos.find(data), f, args)
+            self._pbos.upload(self._pbos.find(data), f, [(args, offset) for args, offset, _ in regions])
             self.uploads["pbo"] += 1
         else:
-            f.glTexSubImage2D(*args, data)
+            for args, _offset, (y0, y1) in regions:
+                f.glTexSubImage2D(*args, data[y0:y1])
             if pool is not None:
                 pool.set_state(pool.find(data), FREE)
             self.uploads["host"] += 1
         f.glBindTexture(GL_TEXTURE_2D, 0)
+        if lines is None:
+            self.held_key = key
+        else:
+            self.line_uploads += 1
         return (self._clock() - t0) * 1e3
 
     def paintGL(self) -> None:
@@ -326,6 +353,7 @@ class GLPresenter(QOpenGLWindow):
             self._pbos.clear()
             self._fbo = None
             self._fbo_key = None
+            self.held_key = None
             self.doneCurrent()
         self._host.clear()
 

@@ -40,6 +40,7 @@ class RenderedFrame:
     transfer_ms: float       # device -> host copy time (0 for numpy)
     error: str | None = None  # set when this frame's render failed (data = last good frame)
     warmup: bool = False     # served while compiling / first frame of a path (exclude from stats)
+    lines: tuple | None = None  # the line spans written into ``out`` (None: the whole frame)
 
 
 
@@ -131,7 +132,8 @@ class Engine:
             if self.path in COMPILED_PATHS and not self._static:
                 self._start_compile(spec)
 
-    def render(self, index: int, out: np.ndarray | None = None) -> RenderedFrame:
+    def render(self, index: int, out: np.ndarray | None = None,
+               lines: tuple[tuple[int, int], ...] | None = None) -> RenderedFrame:
         """Frame ``index`` (>= 0).  Never raises for a failure inside the render:
         the result carries ``error`` and the last good frame.
 
@@ -142,10 +144,16 @@ class Engine:
         into it).  The frame is rendered every time (the caller keeps what it shows), the
         result's ``data`` is ``out`` itself, and when ``error`` is set its contents are not a
         frame.  A wrong ``out`` is refused with ``ValueError`` before anything is written.
+        
+        ``lines`` (with ``out``): the spans ``(y0, y1)`` that may differ from the frame of this
+        spec already in ``out`` (``Spec.changing_lines``).  A path that can writes only those
+        and says so in the result's ``lines``; the others write the whole frame (``lines`` None).
         """
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or index < 0:
             raise ValueError(f"frame index must be an integer >= 0, got {index!r}")
         index = int(index)
+        if lines is not None:
+            lines = self._check_lines(lines, out)
         with self._lock:
             tgt = self._target
             if out is not None:
@@ -155,16 +163,33 @@ class Engine:
             self._maybe_switch()
             renderer = self._active
             warmup = renderer.frames < renderer.warm_frames or renderer is not self._wanted()
+            wrote = lines if renderer.writes_lines else None
+            renderer.lines = wrote
             try:
                 render_ms, transfer_ms = self._render_on(renderer, index, tgt)
             except Exception as exc:  # reported on the frame, never raised to the caller
                 return self._failed(index, renderer, exc, tgt)
+            finally:
+                renderer.lines = None
             self._last_good = True
             self._rendered += 1
             if self._static and out is None:
                 self._static_done, self._static_path = True, renderer.name
             return RenderedFrame(index, tgt.data, renderer.name, render_ms, transfer_ms,
-                               warmup=warmup)
+                                 warmup=warmup, lines=wrote)
+
+    def _check_lines(self, lines, out) -> tuple[tuple[int, int], ...]:
+        if out is None:
+            raise ValueError("lines: only with out (the buffer holding this spec's frame)")
+        height = self._target.shape[0]
+        try:
+            spans = tuple((int(a), int(b)) for a, b in lines)
+        except (TypeError, ValueError):
+            raise ValueError(f"lines: expected (y0, y1) pairs, got {lines!r}") from None
+        for a, b in spans:
+            if not 0 <= a < b <= height:
+                raise ValueError(f"lines: {a}..{b} is not inside a frame of {height} lines")
+        return spans
 
     def _render_on(self, renderer, index: int, tgt) -> tuple[float, float]:
         if tgt is self._target:

@@ -67,6 +67,8 @@ class Target:
 class Renderer:
     name = ""
     warm_frames = 1   # first frames of a path carry one-off costs; not for statistics
+    writes_lines = False   # whether it can write only some lines of a frame (``lines``)
+    lines: tuple | None = None   # the spans the next render writes (None: the whole frame)
 
     def __init__(self, spec: Spec, fmt: str, device, target: Target, clock):
         self.spec, self.fmt, self.device, self.target, self.clock = spec, fmt, device, target, clock
@@ -82,10 +84,16 @@ class Renderer:
 
 class NumpyRenderer(Renderer):
     name = "numpy"
+    writes_lines = True
 
     def render(self, index):
         t0 = self.clock()
-        gather_into(np, frame_rows(np, self.spec, self.fmt, index & FRAME_MASK), self.target.raw)
+        plan = frame_rows(np, self.spec, self.fmt, index & FRAME_MASK)
+        if self.lines is None:
+            gather_into(np, plan, self.target.raw)
+        else:
+            for y0, y1 in self.lines:
+                gather_into(np, plan.lines(y0, y1), self.target.raw[y0:y1])
         self.frames += 1
         return (self.clock() - t0) * 1e3, 0.0
 

@@ -47,6 +47,21 @@ class Spec:
         return self.counter_bits is not None or bool(
             get_pattern(self.pattern).animates(self.param_dict))
 
+    @property
+    def changing_lines(self) -> tuple[tuple[int, int], ...] | None:
+        """The line spans ``(y0, y1)`` where two frames of this spec can differ: ``()`` for a
+        static frame, the counter panel's lines when only the counter moves (the ``counter``
+        pattern, or an overlay on a static pattern), None when the pattern itself moves.
+        A presenter that already shows a frame of this spec need update only these lines."""
+        if self.pattern != "counter" and get_pattern(self.pattern).animates(self.param_dict):
+            return None
+        geom = self.counter_geometry()
+        if geom is None:
+            return ()
+        if geom.layout == "robust":
+            return tuple((y, y + 3 * geom.cell_h) for y in geom.band_y)
+        return ((geom.y0, geom.y1),)
+
     def counter_geometry(self) -> CounterGeometry | None:
         """The panel's geometry, whether the pattern is the counter or it is overlaid."""
         if self.pattern == "counter":

@@ -3,7 +3,8 @@
 Prints one JSON object.  For each case the engine writes a frame straight into a buffer the GL
 presenter lends (a mapped pixel-buffer object), the presenter uploads it from there, and the
 texture is read back with ``glReadPixels``; the same frame is then uploaded from host memory
-(the path without pixel buffers) and read back again.  Also: the window's own framebuffer at
+(the path without pixel buffers) and read back again.  Then counter frames of which only the
+changing lines are written and uploaded, over a whole frame of the same spec.  Also: the window's own framebuffer at
 1:1 for 8-bit frames, and how many uploads a frame presented three times costs.
 """
 
@@ -64,7 +65,7 @@ def main() -> int:
 
     def next_case():
         if not todo:
-            return static_case()
+            return lines_case()
         name, params, bits, fmt, index = todo.pop(0)
         spec = make_spec(name, params, width=320, height=180, bit_depth=bits)
         with Engine(spec, fmt=fmt) as eng:
@@ -92,6 +93,52 @@ def main() -> int:
             next_case()
 
         present(buf, after_pbo)
+
+    line_cases = [("compat", "rgb8", 8), ("robust", "rgb10", 10)]
+    out["lines"] = []
+
+    def lines_case():
+        """A whole frame, then frames of which only the changing lines are written and uploaded:
+        the texture must equal each whole frame."""
+        if not line_cases:
+            return static_case()
+        layout, fmt, bits = line_cases.pop(0)
+        spec = make_spec("counter", {"bits": 12, "layout": layout}, width=320, height=180,
+                         bit_depth=bits)
+        eng = Engine(spec, fmt=fmt)
+        key = (spec, fmt)
+        case = {"case": f"{layout} {fmt}", "equal": [], "lines_written": [],
+                "uploads_before": p.line_uploads}
+        out["lines"].append(case)
+        try:
+            p.set_frame(eng.render(0).data.copy(), lines=spec.changing_lines, key=key)
+            case["refused_without_a_whole_frame"] = False
+        except ValueError:
+            case["refused_without_a_whole_frame"] = True
+        indices = [5, 6, 7, 300, 4095]
+
+        def show(i, lines):
+            buf = p.lend_buffer(*eng.frame_layout)
+            r = eng.render(i, out=buf, lines=lines)
+            case["lines_written"].append(r.lines is not None)
+            present_with(buf, r.lines, key, lambda: check(i))
+
+        def check(i):
+            want = Engine(spec, fmt=fmt).render(i).data
+            case["equal"].append(bool(np.array_equal(texture(p, want), want)))
+            if indices:
+                show(indices.pop(0), spec.changing_lines)
+            else:
+                case["line_uploads"] = p.line_uploads - case.pop("uploads_before")
+                eng.close()
+                lines_case()
+
+        show(indices.pop(0), None)
+
+    def present_with(data, lines, key, then):
+        state["then"] = then
+        p.set_frame(data, lines=lines, key=key)
+        p.request_present()
 
     def static_case():
         n = dict(p.uploads)

@@ -219,8 +219,8 @@ def test_render_error_is_reported_once_and_the_loop_keeps_going(loop):
     loop.render_failed.connect(errors.append)
     real = loop.engine.render
 
-    def failing(index, out=None):
-        good = real(index, out=out)
+    def failing(index, out=None, lines=None):
+        good = real(index, out=out, lines=lines)
         if 3 <= index <= 5:
             return RenderedFrame(index, good.data, good.path, 0.0, 0.0, error=f"frame {index}: boom")
         return good
@@ -350,9 +350,9 @@ def test_the_render_thread_renders_ahead_into_lent_buffers_one_index_per_present
     threads = set()
     real = lp.engine.render
 
-    def render(index, out=None):
+    def render(index, out=None, lines=None):
         threads.add(threading.current_thread().name)
-        return real(index, out=out)
+        return real(index, out=out, lines=lines)
 
     lp.engine.render = render
     lp.start()

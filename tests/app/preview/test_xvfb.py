@@ -106,3 +106,9 @@ def test_pixel_buffer_uploads_give_the_pixels_of_host_uploads(xvfb, tmp_path):
         assert case["host_upload"] == 1 and case["host_equal_pbo"], case    # as today's path has it
         assert case.get("window_equal", True), case                         # and on screen at 1:1
     assert out["static_uploads"] == 0          # presented again: not uploaded again
+    # only the changing lines written and uploaded, over a whole frame of the same spec
+    assert [c["case"] for c in out["lines"]] == ["compat rgb8", "robust rgb10"]
+    for case in out["lines"]:
+        assert case["refused_without_a_whole_frame"], case
+        assert case["lines_written"] == [False, True, True, True, True], case
+        assert case["equal"] == [True] * 5 and case["line_uploads"] == 4, case
