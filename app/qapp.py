@@ -80,6 +80,18 @@ def request_surface_format(ten_bit: bool = True, transfer: str = "sdr") -> None:
     QSurfaceFormat.setDefaultFormat(fmt)
 
 
+UPDATE_IDLE_ENV = "QT_QPA_UPDATE_IDLE_TIME"
+
+
+def present_without_idle_delay(environ=None) -> None:
+    """Have a window's update request served at the next pass of the event loop, unless the
+    user set Qt's ``QT_QPA_UPDATE_IDLE_TIME`` themselves.  Qt's platforms wait 5 ms by default
+    before serving ``QWindow.requestUpdate`` (the GL presenter's every present, where no vsync
+    drives it): 5 ms of each 16.7 ms frame spent idle before the present even starts.  Must
+    run before the QApplication exists."""
+    (os.environ if environ is None else environ).setdefault(UPDATE_IDLE_ENV, "0")
+
+
 def granted_transfer(window) -> str | None:
     """The BT.2100 transfer (pq, hlg) the surface of ``window`` (a QWindow, or a widget whose
     top-level window is read) was granted, read back from its format; None for anything else."""
@@ -142,6 +154,7 @@ def ensure_qapplication(argv: list[str] | None = None, transfer: str = "sdr") ->
         if why is not None:
             raise NoDisplayError(why)
         request_surface_format(transfer=transfer)
+        present_without_idle_delay()
         app = QApplication(argv if argv is not None else sys.argv[:1])
     app.setApplicationName(APP_NAME)
     app.setDesktopFileName(APP_ID)   # matches the .desktop entry

@@ -482,11 +482,16 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         return self.status_bar.texts()
 
     def _after_present(self, _index: int) -> None:
+        # one piece of the live figures per present: the timing dock's pieces one after the
+        # other, else the refresh when it is due; together they would not fit one frame
+        if self.timing.apply_next():
+            return
         now = self.loop.clock()
         if now - self._refreshed_at >= self.STATUS_INTERVAL_MS / 1000.0:
             self._refresh_live()
 
     def _refresh_if_idle(self) -> None:
+        self.timing.flush()                 # nothing presenting: what is queued shows now
         if self.loop.clock() - self._refreshed_at >= self.STATUS_INTERVAL_MS / 1000.0:
             self._refresh_live()
 
@@ -504,7 +509,7 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
             cols, period = timeline_columns(tl), self.loop.period_ms
             window = self.timing.WINDOW_S
             self.stats_worker.submit(lambda: timing_view(*cols, period, window),
-                                     either(lambda view: self.timing.show_view(view, pacing),
+                                     either(lambda view: self.timing.queue_view(view, pacing),
                                              lambda exc: self.log(f"timing statistics failed: {exc}")))
 
     def _notice(self, message: str, log: bool = True) -> None:

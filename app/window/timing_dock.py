@@ -75,6 +75,7 @@ class TimingDock(QDockWidget):
         self.plot.setLabel("bottom", "seconds before now")
         self.plot.addLegend(offset=(5, 2), colCount=2, brush=(0, 0, 0, 160))
         self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.disableAutoRange()      # the view sets both ranges: no bounds scan per refresh
         self.plot.setMinimumHeight(100)
         self.interval_item = self.plot.plot(pen=pg.mkPen("#4aa3ff", width=1), name="present interval")
         self.render_item = self.plot.plot(pen=pg.mkPen("#ffb347", width=1), name="render")
@@ -99,6 +100,7 @@ class TimingDock(QDockWidget):
         self.hist.setLabel("bottom", "present interval since start", units="ms")
         self.hist.setLabel("left", "frames")
         self.hist.setMouseEnabled(x=False, y=False)
+        self.hist.disableAutoRange()      # ranges set from the bins, and only when they change
         self.hist.setMinimumHeight(100)
         self.hist_item = self.hist.plot(stepMode="center", fillLevel=0, brush=(74, 163, 255, 120),
                                         pen=pg.mkPen("#4aa3ff"))
@@ -180,6 +182,8 @@ class TimingDock(QDockWidget):
         plots.addLayout(side, 1)
         self.setWidget(body)
         self.last_stats: dict | None = None
+        self._queued: list = []
+        self._plot_ranges = self._hist_ranges = None
 
     def texts(self) -> dict[str, str]:
         return {k: lab.text() for k, lab in self.labels.items()}
@@ -218,31 +222,78 @@ class TimingDock(QDockWidget):
         return view["stats"]
 
     def show_view(self, view: dict, pacing: str = "") -> None:
-        """Show what :func:`timing_view` computed (cheap: labels and ``setData``)."""
-        period_ms = view["period_ms"]
-        self.budget_line.setValue(period_ms)
-        self.late_line.setValue(1.5 * period_ms)
-        self.hist_budget.setValue(period_ms)
-        self.hist_late.setValue(1.5 * period_ms)
+        """Show what :func:`timing_view` computed, all of it now (labels and ``setData``)."""
+        self.queue_view(view, pacing)
+        self.flush()
+
+    def queue_view(self, view: dict, pacing: str = "") -> None:
+        """Show ``view`` a piece per :meth:`apply_next`: the counters, then the plot, then the
+        histogram.  The live window applies one piece after each present, so each piece's
+        repaint fits between two presents instead of all of them landing in one frame's time."""
+        self._queued = [lambda: self._show_counters(view, pacing), lambda: self._show_plot(view),
+                        lambda: self._show_histogram(view)]
+
+    def apply_next(self) -> bool:
+        """Apply the next queued piece; False when none was waiting."""
+        if not self._queued:
+            return False
+        self._queued.pop(0)()
+        return True
+
+    def flush(self) -> None:
+        """Apply every queued piece now."""
+        while self.apply_next():
+            pass
+
+    def _show_counters(self, view: dict, pacing: str) -> None:
         self.pacing.setText(pacing)
         stats = view["stats"]
         self.last_stats = stats
-        if stats is None:
+        texts = counter_texts(stats, view.get("since_start")) if stats is not None else {}
+        for key, lab in self.labels.items():
+            lab.setText(texts.get(key, "\u2013"))
+        self._show_headings(coverage_texts(view))
+
+    def _show_plot(self, view: dict) -> None:
+        period_ms = view["period_ms"]
+        self.budget_line.setValue(period_ms)
+        self.late_line.setValue(1.5 * period_ms)
+        if view["stats"] is None:
             self.interval_item.setData(np.zeros(0), np.zeros(0))
             self.render_item.setData(np.zeros(0), np.zeros(0))
-            self.hist_item.setData(np.zeros(2), np.zeros(1))
-            for lab in self.labels.values():
-                lab.setText("\u2013")
-            self._show_headings(coverage_texts(view))
             return
-        for key, text in counter_texts(stats, view.get("since_start")).items():
-            self.labels[key].setText(text)
-        self._show_headings(coverage_texts(view))
         self.interval_item.setData(view["x"], view["intervals"], connect="finite")
         self.render_item.setData(view["x"], view["render"])
-        self.plot.setYRange(0.0, view["y_top"], padding=0.02)
-        self.plot.setXRange(-view.get("window_s", self.window_s), 0.0, padding=0.01)
-        if view["edges"] is not None:
-            self.hist_item.setData(view["edges"], view["counts"])
+        window = view.get("window_s", self.window_s)
+        ranges = (-window - 0.01 * window, 0.01 * window), (-0.02 * view["y_top"], 1.02 * view["y_top"])
+        if ranges != self._plot_ranges:
+            # only when they change: a new range redraws the axes' ticks and labels, the costly
+            # part of a repaint, and schedules a second repaint for the lines' labels
+            self._plot_ranges = ranges
+            self.plot.setRange(xRange=ranges[0], yRange=ranges[1], padding=0.0)
+
+    def _show_histogram(self, view: dict) -> None:
+        period_ms = view["period_ms"]
+        self.hist_budget.setValue(period_ms)
+        self.hist_late.setValue(1.5 * period_ms)
+        if view["stats"] is None:
+            self.hist_item.setData(np.zeros(2), np.zeros(1))
+        elif view["edges"] is not None:
+            edges, counts = view["edges"], view["counts"]
+            self.hist_item.setData(edges, counts)
+            ranges = (float(edges[0]), float(edges[-1])), (0.0, nice_ceiling(float(np.max(counts, initial=0))))
+            if ranges != self._hist_ranges:    # as for the plot: the axes redrawn only on a change
+                self._hist_ranges = ranges
+                self.hist.setRange(xRange=ranges[0], yRange=ranges[1], padding=0.02)
 
 
+def nice_ceiling(value: float) -> float:
+    """The least of 1, 2, 5 times a power of ten that is >= ``value`` (1 for nothing): a
+    histogram's top that moves only now and then as counts grow."""
+    if value <= 1:
+        return 1.0
+    power = 10.0 ** np.floor(np.log10(value))
+    for step in (1.0, 2.0, 5.0, 10.0):
+        if step * power >= value:
+            return step * power
+    return 10.0 * power

@@ -361,6 +361,9 @@ def test_live_refresh_computes_statistics_off_the_gui_thread(qtbot, main_window)
     finally:
         mw.timing_view = real
     assert threads and threads[0] is not threading.main_thread()
+    # the view is shown a piece per present; the loop is stopped, so all of it now
+    qtbot.waitUntil(lambda: bool(win.timing._queued), timeout=5000)
+    win.timing.flush()
     snap = win.loop.timeline.snapshot()
     assert win.timing.last_stats == frame_stats(snap.present_s, win.loop.period_ms, render_ms=snap.render_ms,
                                                 transfer_ms=snap.transfer_ms, warmup=snap.leading_warmup)

@@ -105,3 +105,49 @@ def test_the_dock_fits_beside_the_window_at_1280x720(dock, qtbot):
     assert dock.window_box.isVisible() and dock.record_button.isVisible()
     assert dock.reset_button.isVisible() and dock.export_button.isVisible()
     assert dock.plot.width() > 300 and dock.hist.width() > 150
+
+
+def points(item) -> int:
+    x = item.getData()[0]
+    return 0 if x is None else len(x)
+
+
+def test_a_queued_view_shows_a_piece_per_step_counters_plot_then_histogram(dock):
+    tl = _long_run(minutes=1)
+    view = timing_view(*timeline_columns(tl), PERIOD, 5.0)
+    dock.queue_view(view, "timer-paced")
+    assert dock.labels["frames"].text() == "\u2013"          # nothing shown yet
+    assert dock.apply_next()
+    assert dock.labels["frames"].text() != "\u2013" and dock.pacing.text() == "timer-paced"
+    assert points(dock.interval_item) == 0
+    assert dock.apply_next()
+    assert points(dock.interval_item) == len(view["x"]) > 0
+    assert points(dock.hist_item) == 0
+    assert dock.apply_next()
+    assert points(dock.hist_item) == len(view["edges"]) > 0
+    assert not dock.apply_next()                               # all shown
+    # a newer view replaces one still queued; flush shows it all at once
+    dock.queue_view(timing_view(*timeline_columns(_long_run(minutes=2)), PERIOD, 5.0))
+    dock.flush()
+    assert not dock.apply_next() and dock.last_stats["frames"] == 2 * 60 * 60
+
+
+def test_the_axes_are_redrawn_only_when_their_range_changes(dock):
+    tl = _long_run(minutes=1)
+    changes = []
+    dock.plot.getViewBox().sigRangeChanged.connect(lambda *a: changes.append("plot"))
+    dock.hist.getViewBox().sigRangeChanged.connect(lambda *a: changes.append("hist"))
+    dock.update_from(tl, PERIOD)
+    first = list(changes)
+    assert "plot" in first and "hist" in first
+    feed(tl, 30)                                 # more frames of the same kind: the same ranges
+    dock.update_from(tl, PERIOD)
+    assert changes == first
+
+
+@pytest.mark.parametrize("value, top", [(0, 1), (1, 1), (1.5, 2), (3, 5), (7, 10), (10, 10),
+                                         (11, 20), (2999, 5000), (60_001, 100_000)])
+def test_the_histogram_top_is_a_round_number_at_or_above_the_highest_count(value, top):
+    from app.window.timing_dock import nice_ceiling
+
+    assert nice_ceiling(value) == top
