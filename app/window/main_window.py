@@ -488,20 +488,31 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
             return
         now = self.loop.clock()
         if now - self._refreshed_at >= self.STATUS_INTERVAL_MS / 1000.0:
-            self._refresh_live()
+            self._refresh_live(split=True)
 
     def _refresh_if_idle(self) -> None:
         self.timing.flush()                 # nothing presenting: what is queued shows now
         if self.loop.clock() - self._refreshed_at >= self.STATUS_INTERVAL_MS / 1000.0:
             self._refresh_live()
 
-    def _refresh_live(self) -> None:
+    def _refresh_live(self, split: bool = False) -> None:
+        """The status bar, the APL readout and the timing statistics (computed on a worker).
+        ``split``: the status bar now, the rest queued as pieces of the timing dock's refresh,
+        so each present is followed by one piece only."""
         self._refreshed_at = self.loop.clock()
         tl = self.loop.timeline
         self.status_bar.show_fps(tl.column("present_s", last=61))
         self._update_status()
-        if self.spec.animated:
-            self._show_apl()
+        rest = [self._show_apl] if self.spec.animated else []
+        rest.append(self._submit_statistics)
+        if split:
+            self.timing.queue_pieces(rest)
+        else:
+            for piece in rest:
+                piece()
+
+    def _submit_statistics(self) -> None:
+        tl = self.loop.timeline
         if self.timing.isVisible() and not self.stats_worker.busy:
             pacing = self.status_bar.st_pacing.text()
             if self.loop.monitor.reason:

@@ -230,8 +230,17 @@ class TimingDock(QDockWidget):
         """Show ``view`` a piece per :meth:`apply_next`: the counters, then the plot, then the
         histogram.  The live window applies one piece after each present, so each piece's
         repaint fits between two presents instead of all of them landing in one frame's time."""
-        self._queued = [lambda: self._show_counters(view, pacing), lambda: self._show_plot(view),
-                        lambda: self._show_histogram(view)]
+        pieces = [lambda: self._show_counters(view, pacing), lambda: self._show_plot(view),
+                  lambda: self._show_histogram(view)]
+        for piece in pieces:
+            piece.of_view = True
+        # a newer view replaces the pieces of one still waiting; other work keeps its place
+        self._queued = [p for p in self._queued if not getattr(p, "of_view", False)] + pieces
+
+    def queue_pieces(self, pieces) -> None:
+        """Queue other work of the live refresh (callables) after what is already queued, to run
+        a piece per :meth:`apply_next` like the dock's own."""
+        self._queued.extend(pieces)
 
     def apply_next(self) -> bool:
         """Apply the next queued piece; False when none was waiting."""

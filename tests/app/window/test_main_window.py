@@ -419,3 +419,28 @@ def test_a_pattern_that_does_not_fit_the_output_says_so_and_keeps_the_frame(main
     assert win.current_spec() == before
     assert "1280x720" in win.editor.error.text()
     assert win.editor.editors["fg"].value() == (255, 255, 255)   # the defaults, as code values
+
+
+def test_each_present_is_followed_by_one_piece_of_the_live_refresh(qtbot, main_window):
+    win = main_window
+    wait_frames(qtbot, win, 3)
+    win.loop.stop()
+    win._status_timer.stop()
+    qtbot.waitUntil(lambda: win.stats_worker.busy == 0, timeout=5000)
+    win.timing.flush()
+    ran = []
+    real_apl, real_submit = win._show_apl, win._submit_statistics
+    win._show_apl = lambda: ran.append("apl") or real_apl()
+    win._submit_statistics = lambda: ran.append("statistics") or real_submit()
+    win.spec = win.spec.replace(counter_bits=8)   # animated: the APL readout refreshes too
+    win._refresh_live(split=True)                 # the status bar now, the rest queued
+    assert ran == []
+    win._after_present(0)
+    assert ran == ["apl"]
+    win._after_present(1)
+    assert ran == ["apl", "statistics"]
+    qtbot.waitUntil(lambda: len(win.timing._queued) == 3, timeout=5000)   # the view's pieces
+    for left in (2, 1, 0):
+        win._after_present(2)
+        assert len(win.timing._queued) == left
+    assert win.timing.last_stats is not None
