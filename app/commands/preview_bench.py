@@ -33,7 +33,8 @@ def register_bench(bench_sub) -> None:
     p.add_argument("--fullscreen", action="store_true",
                    help="measure the fullscreen output window (1:1 pixels) instead of the scaled preview")
     p.add_argument("--no-render-thread", action="store_true",
-                   help="render on the GUI thread, one frame ahead (the loop before the render thread)")
+                   help="render on the GUI thread, one frame ahead, also frames rendered whole (where "
+                        "only the counter's lines are written the loop does so anyway)")
     p.add_argument("--no-pbo", action="store_true",
                    help="upload from host memory, not from pixel-buffer objects the engine writes into")
     p.add_argument("--whole-frames", action="store_true",
@@ -98,7 +99,7 @@ def run(args) -> int:
         # what was measuring, read before closing the output hands the loop back to the preview
         shown = win.output.window or win.preview
         seen.update(presenter=shown.kind, surface_bits=shown.surface_bits, format=loop.fmt,
-                    render_thread=loop.render_thread, uploads=dict(shown.uploads),
+                    render_thread=loop.renders_threaded, uploads=dict(shown.uploads),
                     line_uploads=getattr(shown, "line_uploads", 0),
                     timing_dock_visible=win.timing.isVisible(),
                     pacing=loop.mode, pacing_reason=loop.monitor.reason,

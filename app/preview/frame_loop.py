@@ -114,6 +114,11 @@ class FrameLoop(QObject):
         return self._ahead.index
 
     @property
+    def renders_threaded(self) -> bool:
+        """Whether frames are rendered on the render thread now (see :meth:`_threaded`)."""
+        return self._ahead.threaded
+
+    @property
     def paused(self) -> bool:
         return self._ahead.paused
 
@@ -290,11 +295,24 @@ class FrameLoop(QObject):
     def _restart(self, wait: bool = False) -> None:
         """The frame changed: a new generation (``wait``: and no render writes a buffer lent so far)."""
         static = self.reuse_static and not self.spec.animated
-        if (self._ahead.drain if wait else self._ahead.invalidate)(static):
+        threaded = self._threaded()
+        depth = self.AHEAD if threaded else 1
+        if (self._ahead.drain if wait else self._ahead.invalidate)(static, threaded, depth):
             self._withdrawn()
         self._fill()
         if self._due:
             self._hand_over()
+
+    def _threaded(self) -> bool:
+        """Whether this generation renders on the render thread: frames rendered whole do; where
+        only the counter's lines are written (the presenter updates just those), a render costs
+        less than handing it to a thread that contends with the present for the cores and the
+        interpreter, so those render on the GUI thread, one ahead."""
+        if not self.render_thread:
+            return False
+        lines = self.line_updates and hasattr(self.presenter, "holds") and \
+            self.spec.changing_lines not in (None, ())
+        return not lines
 
     def _withdrawn(self) -> None:
         # the frame handed over is outdated: the present asked for repeats the screen (and is

@@ -4,7 +4,8 @@ The loop presents frame N while frame N+1 (and N+2) is rendered on a thread of i
 buffers the presenter lends (mapped pixel buffers).  :class:`RenderAhead` decides which frame
 is rendered next and which one a present shows; the render itself is injected.  Its calls
 (all but the render) come from one thread, the loop's; the render runs on the worker thread,
-or on the caller's in :meth:`RenderAhead.run` when ``threaded=False``.
+or on the caller's in :meth:`RenderAhead.run` when ``threaded=False`` (which a new generation
+may switch).
 
 What it keeps, whatever the order of presents, pauses, steps and parameter changes:
 
@@ -105,14 +106,22 @@ class RenderAhead:
         self.index = index
         return self.invalidate()
 
-    def invalidate(self, static: bool | None = None) -> bool:
+    def invalidate(self, static: bool | None = None, threaded: bool | None = None,
+                   depth: int | None = None) -> bool:
         """The frame changed (a new spec, path, device or presenter): a new generation; True
         when a handed-over frame was withdrawn.  ``static`` says whether every index of the new
-        frame looks the same (None: as before)."""
+        frame looks the same; ``threaded`` and ``depth`` where the new generation renders (the
+        worker, or :meth:`run` on the caller's thread) and how far ahead (None: as before)."""
+        if depth is not None and depth < 1:
+            raise ValueError(f"depth must be >= 1, got {depth}")
         with self._cond:
             self.generation += 1
             if static is not None:
                 self.static = bool(static)
+            if threaded is not None:
+                self.threaded = bool(threaded)
+            if depth is not None:
+                self.depth = int(depth)
             self._next = self.index
             self._submitted = 0
             withdrawn, self.handed = self.handed is not None, None
@@ -123,11 +132,12 @@ class RenderAhead:
         self._flush()
         return withdrawn
 
-    def drain(self, static: bool | None = None) -> bool:
+    def drain(self, static: bool | None = None, threaded: bool | None = None,
+              depth: int | None = None) -> bool:
         """:meth:`invalidate`, then wait for a render in progress: afterwards no buffer
         submitted so far is written to any more, and every one not handed over is given back
         (before the presenter frees its buffers or lends others of a new size)."""
-        withdrawn = self.invalidate(static)
+        withdrawn = self.invalidate(static, threaded, depth)
         with self._cond:
             while self._busy is not None:
                 self._cond.wait()
@@ -238,7 +248,8 @@ class RenderAhead:
             while True:
                 if self._closed and (wait or not self._todo):
                     return False
-                if self._todo:
+                # the worker takes jobs only while the loop renders threaded; run() any time
+                if self._todo and (self.threaded or not wait):
                     job = self._todo.popleft()
                     if job.generation == self.generation:
                         break

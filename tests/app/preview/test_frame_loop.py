@@ -397,3 +397,78 @@ def test_the_presenters_and_the_fake_are_what_the_loop_presents_with(qtbot):
     assert isinstance(raster, Presenter) and isinstance(GLPresenter(), Presenter)
     assert isinstance(FakePresenter(), Presenter)
     assert not isinstance(object(), Presenter)
+
+
+# ---------------------------------------------------------------- only the changing lines
+class TexturePresenter(FakePresenter):
+    """A presenter with a texture: a whole frame replaces it, a frame of lines updates those."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.texture = None
+        self.held_key = None
+        self.line_frames = 0
+        self.pending_lines = None
+
+    def holds(self, key):
+        return key is not None and key == self.held_key
+
+    def set_frame(self, data, lines=None, key=None):
+        assert lines is None or self.holds(key), "lines over a texture of another frame"
+        super().set_frame(data)
+        self.pending_lines = (lines, key)
+
+    def paint(self):
+        if self.pending is not None:
+            data, copy = self.pending
+            lines, key = self.pending_lines
+            if lines is None:
+                self.texture, self.held_key = copy.copy(), key
+            else:
+                self.line_frames += 1
+                for y0, y1 in lines:
+                    self.texture[y0:y1] = copy[y0:y1]
+            self.pending = (data, self.texture.copy())
+        super().paint()
+
+
+@pytest.mark.parametrize("layout", ["compat", "robust"])
+def test_where_only_the_counter_moves_frames_carry_its_lines_and_the_screen_is_each_frame(qtbot, layout):
+    spec = make_spec("counter", {"bits": 8, "layout": layout}, width=160, height=90, bit_depth=8)
+    lp = make_loop(spec, render_thread=True)
+    p = TexturePresenter()
+    lp.attach(p, 60.0)
+    assert not lp.renders_threaded            # a few lines: rendered on the GUI thread
+    lp.start()
+    for _ in range(12):
+        present(lp, p, 1000 / 60)
+    lp.close()
+    indices = list(lp.timeline.snapshot().index)
+    assert p.line_frames >= 10
+    for i, shown in zip(indices, p.painted, strict=True):
+        np.testing.assert_array_equal(shown, engine_frame(spec, i))
+
+
+def test_frames_of_a_moving_pattern_are_rendered_whole_on_the_render_thread(qtbot):
+    spec = make_spec("checkerboard", {"invert_every": 1}, width=64, height=36, bit_depth=8)
+    lp = make_loop(spec, render_thread=True)
+    p = TexturePresenter()
+    lp.attach(p, 60.0)
+    assert lp.renders_threaded
+    lp.start()
+    for n in range(1, 6):
+        qtbot.waitUntil(lambda n=n: p.requests == n, timeout=5000)
+        present(lp, p, 1000 / 60)
+    lp.close()
+    assert p.line_frames == 0
+    assert all(np.array_equal(s, engine_frame(spec, i))
+               for i, s in zip(lp.timeline.snapshot().index, p.painted, strict=True))
+
+
+def test_without_line_updates_every_frame_is_whole(qtbot, spec):
+    lp = make_loop(spec, render_thread=True)
+    lp.line_updates = False
+    p = TexturePresenter()
+    lp.attach(p, 60.0)
+    assert lp.renders_threaded
+    lp.close()

@@ -257,3 +257,50 @@ def test_close_gives_every_buffer_back_and_refuses_more_work():
         ahead.submit("x")
     with pytest.raises(ValueError, match="depth"):
         RenderAhead(lambda j: None, lambda b: None, depth=0)
+
+
+def test_a_new_generation_may_switch_between_the_worker_and_the_callers_thread():
+    threads, ready = [], threading.Event()
+
+    def render(job):
+        threads.append((job.generation, job.index, threading.current_thread().name))
+        return job.index
+
+    ahead = RenderAhead(render, lambda b: None, depth=2, on_ready=ready.set, name="test-render")
+    try:
+        ahead.submit("a")
+        assert ready.wait(10)                               # rendered by the worker
+        present_next(ahead)
+        ahead.invalidate(threaded=False, depth=1)           # this generation: the caller's thread
+        assert ahead.threaded is False and ahead.depth == 1
+        ahead.submit("b")
+        assert ahead.wanted() is None                       # one ahead
+        assert ahead.run() == 1
+        ready.clear()
+        ahead.invalidate(threaded=True, depth=2)            # and back to the worker
+        ahead.submit("c")
+        assert ready.wait(10)
+        assert ahead.run() == 0                             # nothing left for the caller
+    finally:
+        ahead.close()
+    me = threading.current_thread().name
+    assert [(g, i, n == me) for g, i, n in threads] == [(0, 0, False), (1, 1, True), (2, 1, False)]
+    with pytest.raises(ValueError, match="depth"):
+        ahead.invalidate(depth=0)
+
+
+def test_the_worker_takes_no_job_of_a_generation_rendered_on_the_callers_thread():
+    ran = []
+    ahead = RenderAhead(lambda job: ran.append(threading.current_thread().name), lambda b: None,
+                        depth=2, name="test-render")
+    try:
+        ahead.submit("a")                                   # starts the worker
+        ahead.drain(threaded=False, depth=1)
+        ran.clear()
+        ahead.submit("b")
+        threading.Event().wait(0.2)                         # the worker had time to take it
+        assert ran == [] and ahead.ahead() == 1
+        ahead.run()
+        assert ran == [threading.current_thread().name]
+    finally:
+        ahead.close()
