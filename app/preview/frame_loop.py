@@ -305,12 +305,13 @@ class FrameLoop(QObject):
 
     def _threaded(self) -> bool:
         """Whether this generation renders on the render thread: frames rendered whole do; where
-        only the counter's lines are written (the presenter updates just those), a render costs
-        less than handing it to a thread that contends with the present for the cores and the
-        interpreter, so those render on the GUI thread, one ahead."""
+        only the counter's lines are written (a path that can, and a presenter that updates just
+        those), a render costs less than handing it to a thread that contends with the present
+        for the cores and the interpreter, so those render on the GUI thread, one ahead."""
         if not self.render_thread:
             return False
         lines = self.line_updates and hasattr(self.presenter, "holds") and \
+            self.engine is not None and self.engine.writes_lines and \
             self.spec.changing_lines not in (None, ())
         return not lines
 

@@ -106,6 +106,11 @@ class Engine:
         return self._active.name
 
     @property
+    def writes_lines(self) -> bool:
+        """Whether the path serving frames now honours ``render(lines=)`` (numpy does)."""
+        return self._active.writes_lines
+
+    @property
     def frame_layout(self) -> tuple[tuple[int, ...], np.dtype]:
         """``(shape, dtype)`` of the frames handed out: the layout an ``out`` buffer must have.
         Never waits for a render in progress (the GUI thread asks it every frame)."""

@@ -472,3 +472,16 @@ def test_without_line_updates_every_frame_is_whole(qtbot, spec):
     lp.attach(p, 60.0)
     assert lp.renders_threaded
     lp.close()
+
+
+def test_a_path_that_writes_whole_frames_renders_them_on_the_render_thread(qtbot, spec, monkeypatch):
+    pytest.importorskip("torch")
+    monkeypatch.setenv("TESTCARD_RENDER_PATH", "torch-eager")
+    lp = make_loop(spec, render_thread=True)
+    p = TexturePresenter()
+    lp.attach(p, 60.0)
+    assert lp.path == "torch-eager" and lp.renders_threaded
+    monkeypatch.setenv("TESTCARD_RENDER_PATH", "numpy")
+    lp.redecide()
+    assert lp.path == "numpy" and not lp.renders_threaded
+    lp.close()
