@@ -290,7 +290,8 @@ class TimingDock(QDockWidget):
         elif view["edges"] is not None:
             edges, counts = view["edges"], view["counts"]
             self.hist_item.setData(edges, counts)
-            ranges = (float(edges[0]), float(edges[-1])), (0.0, nice_ceiling(float(np.max(counts, initial=0))))
+            top = nice_ceiling(float(np.max(counts, initial=0)))
+            ranges = (float(edges[0]), float(edges[-1])), (0.0, top)
             if ranges != self._hist_ranges:    # as for the plot: the axes redrawn only on a change
                 self._hist_ranges = ranges
                 self.hist.setRange(xRange=ranges[0], yRange=ranges[1], padding=0.02)

@@ -149,7 +149,7 @@ class Engine:
         into it).  The frame is rendered every time (the caller keeps what it shows), the
         result's ``data`` is ``out`` itself, and when ``error`` is set its contents are not a
         frame.  A wrong ``out`` is refused with ``ValueError`` before anything is written.
-        
+
         ``lines`` (with ``out``): the spans ``(y0, y1)`` that may differ from the frame of this
         spec already in ``out`` (``Spec.changing_lines``).  A path that can writes only those
         and says so in the result's ``lines``; the others write the whole frame (``lines`` None).

@@ -4,8 +4,9 @@ Prints one JSON object.  For each case the engine writes a frame straight into a
 presenter lends (a mapped pixel-buffer object), the presenter uploads it from there, and the
 texture is read back with ``glReadPixels``; the same frame is then uploaded from host memory
 (the path without pixel buffers) and read back again.  Then counter frames of which only the
-changing lines are written and uploaded, over a whole frame of the same spec.  Also: the window's own framebuffer at
-1:1 for 8-bit frames, and how many uploads a frame presented three times costs.
+changing lines are written and uploaded, over a whole frame of the same spec.  Also: the
+window's own framebuffer at 1:1 for 8-bit frames, and how many uploads a frame presented three
+times costs.
 """
 
 import json

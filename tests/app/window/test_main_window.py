@@ -176,8 +176,8 @@ def test_render_errors_reach_the_log_and_the_loop_keeps_running(qtbot, main_wind
 
     win = main_window
     real = win.loop.engine.render
-    win.loop.engine.render = lambda i, out=None, lines=None: RenderedFrame(i, real(i, out=out).data, "numpy", 0.0, 0.0,
-                                                             error=f"frame {i}: boom")
+    win.loop.engine.render = lambda i, out=None, lines=None: RenderedFrame(
+        i, real(i, out=out).data, "numpy", 0.0, 0.0, error=f"frame {i}: boom")
     win.loop.step(1)        # a static frame is rendered again only when something changes
     wait_frames(qtbot, win, 3)
     assert any("render error: frame" in line and "boom" in line for line in win.log_dock.lines)

@@ -48,7 +48,8 @@ def specs_of_every_pattern():
     yield make_spec("bars", {}, width=320, height=180, roi=(40, 0, 200, 100), counter_bits=8)
 
 
-@pytest.mark.parametrize("spec", list(specs_of_every_pattern()), ids=lambda s: f"{s.pattern}-{s.counter_bits}")
+@pytest.mark.parametrize("spec", list(specs_of_every_pattern()),
+                         ids=lambda s: f"{s.pattern}-{s.counter_bits}")
 def test_frames_differ_only_inside_the_changing_lines(spec):
     spans = spec.changing_lines
     frames = [render(spec, i) for i in INDICES]
