@@ -9,6 +9,9 @@ whole.  A frame that cannot be read comes out as a ``CapturedFrame`` with
 Image files are decoded a few ahead on a small pool of threads (the decoders
 release the GIL), still in order and with a bound on the decoded frames waiting
 (:mod:`core.capture.readahead`); a video decodes on its codec's own threads.
+A reader that needs only some lines of each picture says so (``Capture.read_lines``):
+PNG files are then read for those lines alone where that is exact
+(:mod:`core.capture.png_lines`), and each frame says which lines it holds.
 
 Video frames come out as their luma plane (``(H, W)`` uint8, or uint16 holding
 10-bit codes) when the format has one, because the counter panel is black and
@@ -20,13 +23,14 @@ from __future__ import annotations
 
 import glob as globmod
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from core.capture.header import MAX_IMAGE_PIXELS, check_image
+from core.capture.png_lines import read_png_lines
 from core.capture.readahead import ReadAhead, default_threads
 from core.imageio import read_frame, sidecar_path
 from core.jsonfile import load_json
@@ -38,13 +42,27 @@ GLOB_CHARS = set("*?[")
 
 @dataclass
 class CapturedFrame:
-    """One captured frame.  ``image`` is valid until the next frame is read (copy to keep)."""
+    """One captured frame.  ``image`` is valid until the next frame is read (copy to keep).
+
+    ``lines``: when only some lines of the picture were read (``Capture.read_lines``), those
+    lines, sorted; ``image`` is then the whole picture's size with every other line zero.
+    None: ``image`` is the whole picture.
+    """
 
     position: int
     timestamp: float | None
     image: np.ndarray | None
     name: str | None = None
     error: str | None = None
+    lines: tuple[int, ...] | None = None
+    reread: Callable[[], CapturedFrame] | None = field(default=None, repr=False, compare=False)
+
+    def whole(self) -> CapturedFrame:
+        """This frame with its whole picture: itself when it has it, else its file read again
+        in full (one that cannot be read then comes back with ``image`` None and ``error``)."""
+        if self.lines is None or self.reread is None:
+            return self
+        return self.reread()
 
 
 def natural_key(text: str):
@@ -66,6 +84,12 @@ class Capture:
     def frames(self) -> Iterator[CapturedFrame]:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def read_lines(self, lines: Iterable[int] | None) -> None:
+        """Ask that frames read from now on hold only picture lines ``lines`` (None: whole
+        pictures again).  A request, not a promise: a source that cannot read part of a picture
+        exactly ignores it, and frames already read ahead keep what they were read with; each
+        frame says what it holds (``CapturedFrame.lines``).  This kind reads whole pictures."""
+
     def close(self) -> None:
         pass
 
@@ -82,7 +106,9 @@ class Capture:
 class ImageSequence(Capture):
     """Image files in order.  ``read_threads`` decode the next files while the caller works
     on this one (:class:`~core.capture.readahead.ReadAhead`: order kept, at most
-    ``read_ahead`` decoded frames waiting); 1 reads each file when it is asked for."""
+    ``read_ahead`` decoded frames waiting); 1 reads each file when it is asked for.
+    After :meth:`read_lines`, a PNG file is read for those lines alone where
+    :func:`~core.capture.png_lines.read_png_lines` can do so exactly, else whole."""
 
     kind = "images"
 
@@ -97,6 +123,7 @@ class ImageSequence(Capture):
         self.read_threads = min(threads, max(1, len(files)))
         self.read_ahead = read_ahead
         self._reading: ReadAhead | None = None
+        self._lines: tuple[int, ...] | None = None   # replaced whole: read by the reading threads
 
         for f in files[:1]:
             if sidecar_path(f).exists():
@@ -110,10 +137,19 @@ class ImageSequence(Capture):
         with reading:
             yield from reading
 
-    def _frame(self, item: tuple[int, Path]) -> CapturedFrame:
+    def read_lines(self, lines: Iterable[int] | None) -> None:
+        self._lines = None if lines is None else tuple(sorted({int(y) for y in lines}))
+
+    def _frame(self, item: tuple[int, Path], whole: bool = False) -> CapturedFrame:
         pos, path = item
+        lines = None if whole else self._lines
         ts = pos / self.fps if self.fps else None
         try:
+            if lines:
+                image = read_image_lines(path, lines, self.bit_depth)
+                if image is not None:
+                    return CapturedFrame(pos, ts, image, path.name, lines=lines,
+                                         reread=lambda: self._frame(item, whole=True))
             image = read_image(path, self.bit_depth)
         except ValueError as exc:   # at its position, and reading goes on
             return CapturedFrame(pos, ts, None, path.name, str(exc))
@@ -141,6 +177,25 @@ def read_image(path, bit_depth: int | None = None, *, max_pixels: int = MAX_IMAG
     except Exception as exc:  # a decoder library failing on a damaged file
         raise ValueError(f"cannot read {p.name}: {exc}") from None
     return as_image(arr, p.name)
+
+
+def read_image_lines(path, lines: Iterable[int], bit_depth: int | None = None, *,
+                     max_pixels: int = MAX_IMAGE_PIXELS) -> np.ndarray | None:
+    """Lines ``lines`` of a PNG capture file, as :func:`read_image` gives them, in an array of
+    the whole picture's size whose other lines are zero
+    (:func:`core.capture.png_lines.read_png_lines`); None for a file it cannot read so
+    (another format, or one that module refuses), which :func:`read_image` then reads whole
+    and reports on as ever.  ``ValueError`` as :func:`read_image` for a header over the limit
+    or of no known format."""
+    p = Path(path)
+    if check_image(p, max_pixels).format != "png":
+        return None
+    try:
+        data = p.read_bytes()
+    except OSError:
+        return None           # said by the whole read, as ever
+    image = read_png_lines(data, lines, bit_depth, p.name)
+    return None if image is None else as_image(image, p.name)
 
 
 def sidecar_bit_depth(path) -> int | None:

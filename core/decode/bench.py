@@ -1,5 +1,8 @@
 """How fast counter panels decode: in memory once located (one core), and from files, each
 read with one thread and with several (image files decoded ahead, a video's codec threads).
+PNG files are read whole, and then for the located panel's lines alone
+(:mod:`core.capture.png_lines`): each such row says how it compares with the whole files read
+on one thread, and whether every frame's reading is the same as there.
 
 Rows of figures for ``testcard bench decode``; nothing here passes or fails.
 """
@@ -13,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core.capture import default_threads, open_capture
+from core.capture import default_threads
+from core.capture.png_lines import INFLATER
 from core.decode.job import DecodeJob, DecodeRequest
 from core.decode.reader import PanelReader
 from core.imageio import write_frame
@@ -89,7 +93,7 @@ def bench_decode(width: int = 1920, height: int = 1080, bits: int = 16, frames: 
         step("writing PNG files")
         for i, img in enumerate(rgb[:files]):
             write_frame(folder / f"cap{i:05d}.png", img, 8)
-        sources = [("PNG files", folder, "")]
+        sources = [("PNG files", folder, "", False)]
         for codec, pix_fmt, suffix in (("libx264", "yuv420p", "mp4"), ("libx264", "yuv420p10le", "mkv")):
             path = Path(tmp) / f"cap_{pix_fmt}.{suffix}"
             step(f"encoding {codec} {pix_fmt}")
@@ -99,28 +103,37 @@ def bench_decode(width: int = 1920, height: int = 1080, bits: int = 16, frames: 
                 rows.append(dict(case=f"video {codec} {pix_fmt}", frames=0, frames_per_s=None,
                                  ms_per_frame=None, note=f"cannot encode here: {exc}"))
                 continue
-            sources.append((f"video {codec} {pix_fmt} .{suffix}", path, "codec threads; "))
-        for name, path, what in sources:
+            sources.append((f"video {codec} {pix_fmt} .{suffix}", path, "codec threads; ", True))
+        sources.insert(1, ("PNG files, panel lines only", folder, "", True))
+        whole = None     # PNG files read whole on one thread: (seconds, frames' readings)
+        for name, path, what, lines_only in sources:
             for n in counts:
                 step(f"decoding {name}, {n} thread(s)")
                 t0 = clock()
-                decoded = _decode_file(path, n)
+                report = _decode_file(path, n, lines_only)
+                dt = clock() - t0
                 label = "one thread" if n == 1 else f"{n} threads"
-                rows.append(dict(case=f"{name} (read + decode), {label}", **_rate(files, clock() - t0),
-                                 note=f"{what}{decoded} decoded"))
+                if whole is None:
+                    whole = (dt, report["frames"])
+                elif path == folder:
+                    same = "same readings" if report["frames"] == whole[1] else "readings DIFFER"
+                    what = f"{whole[0] / dt:.2f}x whole files on one thread, {same}; " + \
+                        (f"inflated by {INFLATER}; " if lines_only else "")
+                note = f"{what}{report['summary']['decoded']} decoded"
+                rows.append(dict(case=f"{name} (read + decode), {label}", **_rate(files, dt), note=note))
     return rows
 
 
-def _decode_file(path: Path, threads: int) -> int:
-    """Decode a capture with ``threads`` reading (image files ahead, or the codec's own)."""
-    capture = open_capture(path, read_threads=threads)
+def _decode_file(path: Path, threads: int, lines_only: bool) -> dict:
+    """Decode a capture with ``threads`` reading (image files ahead, or the codec's own),
+    image files read for the panel's lines alone once located when ``lines_only``."""
+    job = DecodeJob(DecodeRequest(str(path), read_threads=threads, panel_lines_only=lines_only))
     try:
-        job = DecodeJob(DecodeRequest(str(path)), frames=capture.frames())
         for _ in job:
             pass
-        return job.report()["summary"]["decoded"]
+        return job.report()
     finally:
-        capture.close()
+        job.close()
 
 
 def _encode(path: Path, frames: list[np.ndarray], codec: str, pix_fmt: str, fps: int = 60) -> None:

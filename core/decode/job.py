@@ -26,13 +26,18 @@ the capture shows the whole frame.  A robust read is only reported when the
 check code holds, so a misread is ``undecodable``, never a wrong index; the
 compat layout has no check, so its reading is checked against the picture
 (``core.decode.reader.CompatSampler``) and its confidence is the cells' margins.
+
+Once a robust panel reads at its place, the capture is told which picture lines that read
+samples (``lines_wanted``, e.g. ``Capture.read_lines``), so image files are read for those
+lines alone; a frame so read that does not read at the panel's place is read again whole and
+decoded as it would have been (searched, backed off), so the readings are the same either way.
 """
 
 from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -83,6 +88,10 @@ class CaptureDecoder:
 
     After (or during) iteration: ``layout``, ``bits``, ``gray``, ``modulus``,
     ``location`` describe what was found; ``results`` holds what was yielded.
+    ``lines_wanted``, when given, is told the picture lines the next frames' reads need
+    (None: whole pictures), each time that changes; with it, ``frames`` are
+    ``CapturedFrame`` objects, and one that holds only some lines (``lines``) is read whole
+    again (``whole()``) wherever those do not serve.  Without it, every frame is whole.
     """
 
     frames: Iterable
@@ -90,12 +99,14 @@ class CaptureDecoder:
     bits: int | None = None
     keep_results: bool = True
     confirm: int | None = None    # the frame a sidecar says the first image shows
+    lines_wanted: Callable[[tuple[int, ...] | None], None] | None = None
     reader: PanelReader = field(init=False)
     results: list[FrameReading] = field(init=False, default_factory=list)
     notes: list[str] = field(init=False, default_factory=list)
 
     def __post_init__(self):
         self.reader = PanelReader(self.hint, self.bits)
+        self._asked: tuple[int, ...] | None = None
 
     @property
     def layout(self) -> str | None:
@@ -146,6 +157,13 @@ class CaptureDecoder:
         pending: list = []   # frames held back while the layout is not yet known
         first = True
         for cf in self.frames:
+            if self.lines_wanted is not None and cf.lines is not None:   # asked for: see above
+                held = first or pending or reader.layout is None
+                reading = None if held else self._located(cf)
+                if reading is not None:
+                    yield reading
+                    continue
+                cf = cf.whole()
             image, error = cf.image, cf.error
             if image is not None:
                 try:
@@ -158,12 +176,12 @@ class CaptureDecoder:
             if reader.layout is not None:
                 yield from self._flush(pending)
                 pending = []
-                yield self._one(cf, image, error)
+                yield self._told(self._one(cf, image, error))
                 continue
             if image is not None and reader.search(image):
                 yield from self._flush(pending)
                 pending = []
-                yield self._one(cf, image, error)
+                yield self._told(self._one(cf, image, error))
                 continue
             # keep a private copy: a video frame's buffer is reused by the next frame
             pending.append((cf, None if image is None else np.array(image, copy=True), error))
@@ -172,6 +190,30 @@ class CaptureDecoder:
                 # which must not be misread as compat
                 reader.settle("robust" if reader.structure_seen else "compat")
         yield from self._flush(pending)
+
+    def _located(self, cf) -> FrameReading | None:
+        """A frame holding only some lines, read at the located panel; None when it must be
+        read whole (not the lines the panel needs, or the panel does not read there)."""
+        try:
+            image = as_image(cf.image, cf.name or f"frame {cf.position}")
+            r = self.reader.read_located(image, cf.lines)
+        except (ValueError, IndexError, TypeError, MemoryError):   # the whole read says why
+            return None
+        if r is None:
+            return None
+        return self._told(FrameReading(cf.position, cf.timestamp, r.index, r.status, r.confidence,
+                                       r.indices, cf.name, r.note))
+
+    def _told(self, reading: FrameReading) -> FrameReading:
+        """Tell ``lines_wanted`` what the next reads need, after this frame's reading: the
+        located panel's lines while it reads, whole pictures while it does not."""
+        if self.lines_wanted is None or reading.status == "unreadable":
+            return reading
+        want = self.reader.lines_needed() if reading.status in ("ok", "torn") else None
+        if want != self._asked:
+            self._asked = want
+            self.lines_wanted(want)
+        return reading
 
     def _check_sidecar(self, cf, image) -> None:
         """A compat sidecar is believed only when its own image (the first) shows its frame."""
@@ -225,6 +267,8 @@ class DecodeRequest:
     bits: int | None = None
     capture_fps: float | None = None
     display_fps: float | None = None
+    read_threads: int | None = None    # image files decoded ahead (see ``open_capture``)
+    panel_lines_only: bool = True      # once located, read image files for the panel's lines
 
 
 class DecodeJob:
@@ -253,7 +297,8 @@ class DecodeJob:
             self.manifest_used = str(request.manifest)
         self.capture = None
         if frames is None:
-            self.capture = open_capture(request.path, request.capture_fps)
+            self.capture = open_capture(request.path, request.capture_fps,
+                                        read_threads=request.read_threads)
             if hint is None and self.capture.manifest_path is not None:
                 try:
                     hint = load_hint(self.capture.manifest_path)
@@ -265,8 +310,10 @@ class DecodeJob:
             frames = self.capture.frames()
         self.total: int | None = self.capture.count if self.capture is not None else None
         self.fps: float | None = request.capture_fps or (self.capture.fps if self.capture else None)
+        lines_wanted = self.capture.read_lines if self.capture is not None and \
+            request.panel_lines_only else None
         self.decoder = CaptureDecoder(frames, hint.geometry if hint else None, request.bits,
-                                      confirm=confirm)
+                                      confirm=confirm, lines_wanted=lines_wanted)
         self._started = False
 
     def __iter__(self) -> Iterator[FrameReading]:

@@ -122,6 +122,7 @@ class PanelReader:
         self._compat_prev: int | None = None
         self._compat_since = 0
         self._signature: np.ndarray | None = None
+        self._lines: tuple[Location, tuple[int, ...]] | None = None
         self.use_hint(hint, bits)
 
     def use_hint(self, hint: CounterGeometry | None, bits: int | None = None) -> None:
@@ -174,6 +175,32 @@ class PanelReader:
         if self.layout == "compat":
             return self._read_compat(image)
         return self._read_robust(image)
+
+    def lines_needed(self) -> tuple[int, ...] | None:
+        """The picture lines a read of the located robust panel samples, sorted; None when the
+        next read may need the whole picture (no robust panel located)."""
+        loc = self.location
+        if self.layout != "robust" or loc is None:
+            return None
+        if self._lines is None or self._lines[0] is not loc:
+            self._lines = (loc, tuple(int(y) for y in np.unique(loc.sampler.ys)))
+        return self._lines[1]
+
+    def read_located(self, image: np.ndarray, lines) -> Reading | None:
+        """The located robust panel read from ``image``, of which only lines ``lines`` are
+        the picture's: what :meth:`read` gives for the whole picture when the panel reads at
+        its place.  None, having changed nothing, when ``lines`` lack a line the panel needs,
+        the image is not the size the panel was found in, or the panel does not read there:
+        the caller then gives :meth:`read` the whole picture (which searches if need be)."""
+        loc, needed = self.location, self.lines_needed()
+        if needed is None or (loc.height, loc.width) != tuple(image.shape[:2]):
+            return None
+        if tuple(lines) != needed and not set(needed) <= set(lines):
+            return None
+        reading = self._robust_at(loc, image)
+        if reading is not None:
+            self._backoff, self._wait = 1, 0
+        return reading
 
     def read_compat_once(self, image: np.ndarray) -> Reading:
         """The compat row read at the current geometry and bit count, checked against the
