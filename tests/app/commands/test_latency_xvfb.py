@@ -4,7 +4,7 @@ run, every capture decoded and joined to the present log.
 
 A second run turns on both test hooks: the frame loop's ``TESTCARD_TEST_STALL_EVERY`` (every
 N-th frame is logged as presented and never shown) must come out as display drops exactly N
-indices apart, and the capture's ``TESTCARD_TEST_CAPTURE_STALL_EVERY`` (the reader stalls
+indices apart (any other drop must be a frame on screen for less than a capture period), and the capture's ``TESTCARD_TEST_CAPTURE_STALL_EVERY`` (the reader stalls
 until the source's queue overflows) as capture drops, counted apart and never as the display's.
 """
 
@@ -79,15 +79,21 @@ def test_stalled_presenter_is_display_drops_and_throttled_capture_is_capture_dro
                                     "TESTCARD_TEST_CAPTURE_STALL_EVERY": "60"})
     discarded = SECONDS * 60 / STALL_EVERY           # frames logged as presented and never shown
     # the discarded frames are display drops: N indices apart, as the hook discards them
-    assert r["display_drops"] >= discarded / 2, r["events"][:20]
-    steps = np.diff(np.asarray(r["dropped"]))
-    assert len(steps) and (steps % STALL_EVERY == 0).all(), r["dropped"]
+    hooked = [i for i in r["dropped"] if i % STALL_EVERY == 0]
+    assert len(hooked) >= discarded / 2, r["events"][:20]
+    assert not (np.diff(np.asarray(hooked)) % STALL_EVERY).any(), r["dropped"]
+    assert sorted(f["index"] for f in r["frames"] if f["status"] == "dropped") == sorted(r["dropped"])
+    # any other drop is a frame really on screen for less than a capture period (presented late
+    # and replaced at the next deadline): no capture could have seen it
+    present = {f["index"]: f["present_s"] for f in r["frames"]}
+    capture_period = 1.0 / r["capture_rate_hz"]
+    for i in r["dropped"]:
+        if i % STALL_EVERY:
+            assert present[i + 1] - present[i] < capture_period, (i, r["dropped"])
     # the reader's stalls overflow the source's queue: capture drops, counted apart
     assert r["decode"]["frames_behind"] > 0
     assert r["capture_drops"] >= r["decode"]["frames_behind"]
     # what a capture gap may have hidden is never called a display drop
     assert r["unseen_in_capture_gaps"] > 0
-    assert all(f["status"] != "dropped" or (f["index"] - r["dropped"][0]) % STALL_EVERY == 0
-               for f in r["frames"])
     assert r["unmatched_captures"] == 0
     assert 0 < r["latency_ms"]["median"] < 250
