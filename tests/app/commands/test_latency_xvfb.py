@@ -4,8 +4,9 @@ run, every capture decoded and joined to the present log.
 
 A second run turns on both test hooks: the frame loop's ``TESTCARD_TEST_STALL_EVERY`` (every
 N-th frame is logged as presented and never shown) must come out as display drops exactly N
-indices apart (any other drop must be a frame on screen for less than a capture period), and the capture's ``TESTCARD_TEST_CAPTURE_STALL_EVERY`` (the reader stalls
-until the source's queue overflows) as capture drops, counted apart and never as the display's.
+indices apart (any other drop must be a frame on screen for less than a capture period), and
+the capture's ``TESTCARD_TEST_CAPTURE_STALL_EVERY`` (the reader stalls until the source's
+queue overflows) as capture drops, counted apart and never as the display's.
 """
 
 import json
