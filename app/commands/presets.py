@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from app.commands.common import Progress, print_json, refuse_overwriting_inputs
+from app.commands.common import Progress, one_line, print_json, refuse_overwriting_inputs
 from core.patterns import parse_size
 
 
@@ -40,8 +40,9 @@ def run(args) -> int:
             print_json([dict(p.to_dict(), source=p.source) for p in presets])
         else:
             for p in presets:
-                print(f"{p.name} ({len(p.entries)} frame{'s' if len(p.entries) != 1 else ''}): "
-                      f"{p.description}")
+                # a user's preset file may hold anything: control characters are shown escaped
+                print(f"{one_line(p.name)} ({len(p.entries)} frame{'s' if len(p.entries) != 1 else ''}): "
+                      f"{one_line(p.description)}")
         return 0
     preset = get_preset(args.name, presets)
     if not args.output:
@@ -71,5 +72,6 @@ def _render(preset, args) -> int:
         save_frame(out, spec, render(spec, 0), 0, "numpy", None)
     prog.update(len(specs))
     prog.close()
-    print(f"wrote {len(specs)} frames of {preset.name!r} to {folder} ({w}x{h})", file=sys.stderr)
+    print(f"wrote {len(specs)} frames of {one_line(repr(preset.name))} to {one_line(folder)} ({w}x{h})",
+          file=sys.stderr)
     return 0

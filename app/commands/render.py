@@ -5,7 +5,10 @@ from __future__ import annotations
 import sys
 
 from app.commands.common import add_transfer_arguments, mastering_from_args, parse_sets
+from core.levels import shown
 from core.patterns import parse_size
+
+MAX_FRAME = (1 << 63) - 1      # the largest index a frame (and its sidecar) can carry
 
 
 def add_spec_arguments(p, size_required: bool = True) -> None:
@@ -70,8 +73,10 @@ def run(args) -> int:
                              "or hlg")
         check_output(args.hdr_metadata, "the HDR metadata blob")
         refuse_overwriting_inputs([args.hdr_metadata, args.output, sidecar_path(args.output)], [])
-    if args.frame < 0:
-        raise ValueError(f"--frame must be >= 0, got {args.frame}")
+    if not 0 <= args.frame <= MAX_FRAME:
+        # past int64 a torch render cannot hold the index, and testcard's own readers refuse
+        # the sidecar that would record it
+        raise ValueError(f"--frame must be 0..{MAX_FRAME}, got {shown(args.frame)}")
     xp = X.namespace(args.backend)
     device = None
     if args.backend == "torch":

@@ -11,7 +11,9 @@ path; Esc, SIGTERM or SIGINT end it (exit 0).
 
 from __future__ import annotations
 
-from app.commands.common import check_output
+import sys
+
+from app.commands.common import check_output, one_line
 from app.commands.gui import GuiStart, add_start_options, plan_start
 
 
@@ -36,7 +38,10 @@ def register(sub) -> None:
 def run(args) -> int:
     from app import settings as settings_mod
 
-    start = plan_start(args, settings_mod.load())
+    settings = settings_mod.load()
+    for problem in settings.problems:      # an edge box's log is where these are read
+        print(f"testcard: settings: {one_line(problem)}", file=sys.stderr)
+    start = plan_start(args, settings)
     timeline = None
     if args.timeline:
         timeline = str(check_output(args.timeline, "the timeline record", make_parent=False))

@@ -52,3 +52,16 @@ def test_user_presets_come_from_the_settings_folder_and_bad_ones_are_skipped(cap
     captured = capsys.readouterr()
     assert "my greys (1 frame)" in captured.out
     assert "skipped preset broken.json entry 1" in captured.err
+
+
+def test_control_characters_in_a_user_preset_are_shown_escaped(capsys):
+    folder = Path(os.environ["TESTCARD_CONFIG_DIR"]) / "presets"
+    folder.mkdir(parents=True)
+    (folder / "odd.json").write_text(json.dumps(
+        {"schema": 1, "name": "bell\x07\x1b[2Jclear", "description": "two\nlines",
+         "entries": [{"pattern": "solid"}]}))
+    assert main(["presets"]) == 0
+    out = capsys.readouterr().out
+    assert "\x07" not in out and "\x1b" not in out
+    line = next(x for x in out.splitlines() if x.startswith("bell"))
+    assert line == "bell\\x07\\x1b[2Jclear (1 frame): two\\nlines"

@@ -28,6 +28,14 @@ def test_render_png_tif_npy_identical(tmp_path):
     assert decode_counter(outs["png"], g, bit_depth=10) == 42
 
 
+def test_the_largest_frame_index_renders_and_its_sidecar_reads_back(tmp_path):
+    from core.jsonfile import load_json
+
+    out = tmp_path / "f.png"
+    assert main(["render", "counter", "--size", "64x36", "--frame", str((1 << 63) - 1), "-o", str(out)]) == 0
+    assert load_json(str(out) + ".json")["frame"] == (1 << 63) - 1
+
+
 def test_render_8bit_png_is_8bit(tmp_path):
     out = tmp_path / "r.png"
     assert main(["render", "ramp", "--size", "256x4", "--bit-depth", "8", "-o", str(out)]) == 0
@@ -50,6 +58,9 @@ def test_render_torch_backend_matches_numpy(tmp_path):
     (["render", "solid", "--size", "8x8", "--dtype", "uint8"], "cannot hold"),
     (["render", "solid", "--size", "8by8"], "WIDTHxHEIGHT"),
     (["render", "solid", "--size", "8x8", "--backend", "torch", "--device", "cuda:7"], "CUDA"),
+    (["render", "counter", "--size", "64x36", "--frame", "-1"], "--frame must be 0..9223372036854775807"),
+    (["render", "counter", "--size", "64x36", "--frame", "9" * 35], "--frame must be 0.."),
+    (["render", "counter", "--size", "64x36", "--frame", str(1 << 63)], "--frame must be 0.."),
 ])
 def test_bad_input_one_line_exit_2_nothing_written(tmp_path, capsys, argv, msg):
     out = tmp_path / "x.png"

@@ -57,6 +57,17 @@ def test_show_runs_the_frame_count_on_the_cache_path_and_records_the_timeline(qt
     assert not settings_path().exists()      # kiosk mode remembers nothing
 
 
+def test_settings_problems_are_said_on_stderr_and_the_show_goes_on(qtbot, capsys):
+    settings_path().parent.mkdir(parents=True, exist_ok=True)
+    settings_path().write_text('{"schema": 1, "bit_depth": 99, "pattern": "bars"}')
+    rc = guarded(["show", "bars", "--size", "64x36", "--bit-depth", "8", "--frames", "3"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    said = [line for line in err.splitlines() if line.startswith("testcard: settings: ")]
+    assert len(said) == 1 and "bit_depth" in said[0], err
+    assert out.strip().splitlines()[-1] == "testcard show: ended (frame limit)"
+
+
 def test_esc_in_the_output_ends_it_and_the_cursor_was_hidden_fullscreen(qtbot, capsys):
     seen = {}
 
