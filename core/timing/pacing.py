@@ -94,7 +94,7 @@ class PacingMonitor:
 
 @dataclass
 class DeadlineSchedule:
-    """Absolute deadlines one period apart; re-anchors after falling a period behind."""
+    """Absolute deadlines one period apart; re-anchors when a tick comes half a period late."""
 
     period_s: float
     next_s: float | None = None
@@ -102,13 +102,17 @@ class DeadlineSchedule:
     def next_wait_ms(self, now_s: float) -> int:
         """Advance to the next deadline; whole milliseconds to wait for it from ``now_s``.
 
-        The first call anchors the schedule at ``now_s`` (wait 0).  A loop more
-        than a period late restarts from ``now_s`` instead of bursting to catch up.
+        The first call anchors the schedule at ``now_s`` (wait 0).  A tick more than half a
+        period late (the GUI thread was busy) re-anchors: the next deadline is a whole period
+        from ``now_s``.  Keeping the old grid would replace the late frame a few milliseconds
+        after it was shown, too briefly for a capture to see it; a timer-paced loop has no
+        vblank grid to keep.
         """
         if self.next_s is None:
             self.next_s = now_s
         else:
+            late = now_s - self.next_s            # this tick against its own deadline
             self.next_s += self.period_s
-            if now_s - self.next_s > self.period_s:
-                self.next_s = now_s
+            if late > self.period_s / 2:
+                self.next_s = now_s + self.period_s
         return max(0, int((self.next_s - now_s) * 1e3))

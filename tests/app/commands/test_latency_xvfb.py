@@ -4,7 +4,7 @@ run, every capture decoded and joined to the present log.
 
 A second run turns on both test hooks: the frame loop's ``TESTCARD_TEST_STALL_EVERY`` (every
 N-th frame is logged as presented and never shown) must come out as display drops exactly N
-indices apart (any other drop must be a frame on screen for less than a capture period), and
+indices apart (any other drop must be a frame on screen for about a capture period or less), and
 the capture's ``TESTCARD_TEST_CAPTURE_STALL_EVERY`` (the reader stalls until the source's
 queue overflows) as capture drops, counted apart and never as the display's.
 """
@@ -84,13 +84,15 @@ def test_stalled_presenter_is_display_drops_and_throttled_capture_is_capture_dro
     assert len(hooked) >= discarded / 2, r["events"][:20]
     assert not (np.diff(np.asarray(hooked)) % STALL_EVERY).any(), r["dropped"]
     assert sorted(f["index"] for f in r["frames"] if f["status"] == "dropped") == sorted(r["dropped"])
-    # any other drop is a frame really on screen for less than a capture period (presented late
-    # and replaced at the next deadline): no capture could have seen it
+    # any other drop is a frame really on screen for about a capture period or less (presented
+    # late and replaced at the next deadline): the screen grab, whose instants jitter by up to a
+    # period, can miss it; a few such frames, never a frame shown for longer
     present = {f["index"]: f["present_s"] for f in r["frames"]}
     capture_period = 1.0 / r["capture_rate_hz"]
-    for i in r["dropped"]:
-        if i % STALL_EVERY:
-            assert present[i + 1] - present[i] < capture_period, (i, r["dropped"])
+    others = [i for i in r["dropped"] if i % STALL_EVERY]
+    assert len(others) <= 0.02 * r["presented"], r["dropped"]
+    for i in others:
+        assert present[i + 1] - present[i] < 2 * capture_period, (i, r["dropped"])
     # the reader's stalls overflow the source's queue: capture drops, counted apart
     assert r["decode"]["frames_behind"] > 0
     assert r["capture_drops"] >= r["decode"]["frames_behind"]

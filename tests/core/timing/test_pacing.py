@@ -1,5 +1,7 @@
 """Pacing decisions from synthetic present timestamps (injected times, no Qt)."""
 
+import pytest
+
 from core.timing import TIMER, VSYNC, DeadlineSchedule, PacingMonitor
 
 PERIOD = 1000.0 / 60.0
@@ -108,9 +110,15 @@ def test_deadlines_are_absolute_so_rounding_never_drifts():
     assert set(waits) <= {11, 12, 13}
 
 
-def test_falling_a_period_behind_reanchors_instead_of_bursting():
-    s = DeadlineSchedule(PERIOD / 1e3)
+def test_a_tick_half_a_period_late_reanchors_a_whole_period_on_instead_of_bursting():
+    p = PERIOD / 1e3
+    s = DeadlineSchedule(p)
     s.next_wait_ms(0.0)
-    assert s.next_wait_ms(0.5) == 0           # half a second late: start again from now
-    assert s.next_s == 0.5
-    assert s.next_wait_ms(0.5) == 16
+    assert s.next_wait_ms(0.5) == 16          # half a second late: a whole period from now
+    assert s.next_s == pytest.approx(0.5 + p)
+    # a tick late by less than half a period keeps the grid: the next deadline is the grid's
+    t = s.next_s + 0.4 * p
+    assert s.next_wait_ms(t) in (9, 10) and s.next_s == pytest.approx(0.5 + 2 * p)
+    # one late by more than half: the late frame is shown a whole period, not a few ms
+    t = s.next_s + 0.6 * p
+    assert s.next_wait_ms(t) in (16, 17) and s.next_s == pytest.approx(t + p)
