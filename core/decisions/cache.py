@@ -50,6 +50,10 @@ A bad cache never stops a lookup (each one is reported once, as a
 Decision files (:mod:`core.decisions.exchange`) use the same schema.  An import validates
 the whole file first; any invalid entry refuses the whole file and nothing changes.  Exporting
 over the cache itself (by any link) and importing the cache itself are refused.
+
+One module, a little over 400 lines, because the index, the lock and the write path keep one
+promise together (a lookup never sees a half-written verdict); the document schema, the index
+signature and the live-verdict fields already live in their own modules.
 """
 
 from __future__ import annotations

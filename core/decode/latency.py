@@ -28,6 +28,10 @@ band top to bottom), and how many capture frames were lost just before it.
 
 Each sample is quantised to the capture period; the report states the capture rate and what
 that means (``precision``).
+
+One module, a little over 400 lines, because unwrapping, matching, drops and repeats each read
+the others' results over the same two logs; split, each piece would take the join's state as
+arguments and none could be used alone.
 """
 
 from __future__ import annotations
