@@ -11,22 +11,28 @@ import numpy as np
 from core import xp as X
 from core.engine import formats as F
 from core.patterns import Spec, render_plan
-from core.plan import Patch, Rows, block_width, map_rows
+from core.plan import Patch, Rows, block_width, fill_after_lead, map_rows
 
 _OPS: dict = {}
 
 
 # ---------------------------------------------------------------- frame functions
-def frame_rows(xp, spec: Spec, fmt: str, frame, device=None) -> Rows:
-    """The spec's plan with its rows (and patch) already in the display format."""
-    plan = render_plan(spec, frame, xp, device)
+def frame_rows(xp, spec: Spec, fmt: str, frame, device=None, into=None) -> Rows:
+    """The spec's plan with its rows (and patch) already in the display format (``into``:
+    the host buffer, offered to the body when the format is the rows' own, see ``Ctx``)."""
+    plan = render_plan(spec, frame, xp, device, into)
     return map_rows(plan, lambda rows: F.convert_rows(xp, rows, fmt, spec.bit_depth, spec.dtype))
 
 
 def gather_into(xp, plan: Rows, out) -> None:
     """Write the plan's frame into ``out`` (no full-frame temporaries): ``rows[index]``
-    widened to ``out``'s width, then the patch's few lines over their lines."""
-    _gather_rows_into(xp, plan.rows, plan.index, out)
+    widened to ``out``'s width, then the patch's few lines over their lines.  A plan whose
+    rows the body already wrote over ``out``'s first lines (``plan.frame is out``) fills
+    only the others."""
+    if plan.frame is not None and plan.frame is out:
+        fill_after_lead(plan)
+    else:
+        _gather_rows_into(xp, plan.rows, plan.index, out)
     patch = plan.patch
     if patch is None:
         return

@@ -88,7 +88,10 @@ class NumpyRenderer(Renderer):
 
     def render(self, index):
         t0 = self.clock()
-        plan = frame_rows(np, self.spec, self.fmt, index & FRAME_MASK)
+        # the host buffer is offered to the body when the rows are already in its format
+        whole = self.lines is None and self.fmt == "native"
+        plan = frame_rows(np, self.spec, self.fmt, index & FRAME_MASK,
+                          into=self.target.raw if whole else None)
         if self.lines is None:
             gather_into(np, plan, self.target.raw)
         else:

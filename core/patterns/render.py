@@ -11,8 +11,12 @@ from core.patterns.spec import Ctx, Spec, make_spec
 from core.plan import Rows, apply_roi, map_rows, materialize
 
 
-def render_plan(spec: Spec, frame=0, xp=np, device=None) -> Rows:
-    """The frame as rows plus a gather, code values in int64, before any dtype cast."""
+def render_plan(spec: Spec, frame=0, xp=np, device=None, into=None) -> Rows:
+    """The frame as rows plus a gather, code values in int64, before any dtype cast.
+
+    ``into`` (numpy, ``(H, W, 3)``): a buffer the body may write its rows into (see ``Ctx``);
+    the frame then ends in it when the plan keeps its ``frame``.
+    """
 
     pat = get_pattern(spec.pattern)
     params = spec.param_dict
@@ -20,7 +24,8 @@ def render_plan(spec: Spec, frame=0, xp=np, device=None) -> Rows:
     if spec.roi is not None:
         origin = (spec.roi[0], spec.roi[1])
         params = dict(params, _roi_w=max(spec.roi[2], 1), _roi_h=max(spec.roi[3], 1))
-    ctx = Ctx(xp, device, spec.width, spec.height, spec.levels, frame, origin)
+    ctx = Ctx(xp, device, spec.width, spec.height, spec.levels, frame, origin,
+              into if not X.is_torch(xp) else None)
     plan = pat.body(ctx, params)
     plan = apply_roi(xp, plan, spec.roi, device=device)
     geom = spec.counter_geometry()
@@ -31,8 +36,9 @@ def render_plan(spec: Spec, frame=0, xp=np, device=None) -> Rows:
 
 def render(spec: Spec, frame=0, xp=np, device=None):
     """Frame ``frame`` of ``spec`` as ``(height, width, 3)`` code values in ``spec.dtype``."""
-    plan = render_plan(spec, frame, xp, device)
     dtype = _dtype_name(xp, spec.dtype)
+    into = None if X.is_torch(xp) else np.empty((spec.height, spec.width, 3), dtype)
+    plan = render_plan(spec, frame, xp, device, into)
     return materialize(xp, map_rows(plan, lambda rows: X.astype(xp, rows, dtype)))
 
 

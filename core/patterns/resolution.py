@@ -38,9 +38,16 @@ def _zone_plate(ctx: Ctx, p):
     lut = zone_plate_lut(ctx.levels, d, p["amplitude"]).astype(np.uint16)
     if X.is_torch(ctx.xp):
         rows, index = _torch_rows(ctx, d, lut)
-    else:
-        rows, index = _numpy_rows(w, h, d, lut)
-    return Rows(rows, ctx.const(index), w, h)
+        return Rows(rows, ctx.const(index), w, h)
+    into = ctx.into
+    if (isinstance(into, np.ndarray) and into.shape == (h, w, 3) and into.flags.c_contiguous
+            and into.dtype in (np.uint8, np.uint16) and int(lut.max()) <= np.iinfo(into.dtype).max):
+        # the top half written where it lands; the gather copies it, mirrored, below
+        top = into[:(h + 1) // 2]
+        _numpy_top(top, w, h, d, lut.astype(into.dtype))
+        return Rows(top, _mirrored(h), w, h, frame=into)
+    rows, index = _numpy_rows(w, h, d, lut)
+    return Rows(rows, index, w, h)
 
 
 def _squares(count: int, extent: int) -> np.ndarray:
@@ -76,33 +83,94 @@ def _torch_rows(ctx: Ctx, d: int, lut: np.ndarray):
 
 def _numpy_rows(w: int, h: int, d: int, lut: np.ndarray):
     """``(K + 1, W, 3)`` uint16 rows: the K top-half lines that meet the circle, then one
-    grey line for those that do not, and the line index.
+    grey line for those that do not, and the line index."""
+    y0, k = _circle_lines(h, d)
+    rows = np.empty((k + 1, w, 3), lut.dtype)          # every pixel written once below
+    rows[k].fill(lut[-1])
+    _circle_block(rows[:k], w, h, d, y0, lut)
+    m = _mirrored(h)
+    return rows, np.where(m < y0, k, m - y0)
 
-    Only the top-left quarter of the circle's square is read from the table (as grey codes);
-    OpenCV makes it RGB and mirrors it into the right half (exact copies, several times faster
-    than numpy's strided 3-wide ones); the columns beside the circle are grey.
+
+def _numpy_top(top: np.ndarray, w: int, h: int, d: int, lut: np.ndarray) -> None:
+    """The frame's top ``ceil(H/2)`` lines, in order, into ``top``."""
+    y0, k = _circle_lines(h, d)
+    top[:y0].fill(lut[-1])
+    _circle_block(top[y0:y0 + k], w, h, d, y0, lut)
+
+
+def _circle_lines(h: int, d: int) -> tuple[int, int]:
+    """``(y0, K)``: top-half lines 0..y0-1 miss the circle, the next K meet it."""
+    v2 = _squares((h + 1) // 2, h)
+    y0 = int(np.count_nonzero(v2 > d * d))
+    return y0, len(v2) - y0
+
+
+def _circle_block(dst: np.ndarray, w: int, h: int, d: int, y0: int, lut: np.ndarray) -> None:
+    """Top-half lines ``y0..`` that meet the circle, into ``dst`` ``(K, W, 3)``.
+
+    Only the top-left quarter of the circle's square is read from the table, as grey codes;
+    OpenCV mirrors them into the right half while they are one channel, then makes both
+    halves RGB where they land (exact copies, several times faster than numpy's strided
+    3-wide ones); the columns beside the circle are grey.
     """
     import cv2
 
-    period, grey, left = 8 * d, lut[-1], (w + 1) // 2      # left half: columns 0..left-1
-    v2 = _squares((h + 1) // 2, h)
-    y0 = int(np.count_nonzero(v2 > d * d))             # lines 0..y0-1 miss the circle
-    x0 = int(np.count_nonzero(_squares(left, w) > d * d))   # and columns 0..x0-1
-    v2, u2 = v2[y0:], _squares(left, w)[x0:]
-    k = len(v2)
-    codes = np.take(lut, (u2 % period)[None, :] + (v2 % period)[:, None])
-    np.copyto(codes, grey, where=u2[None, :] > (d * d - v2)[:, None])
-    rows = np.empty((k + 1, w, 3), np.uint16)          # every pixel written once below
-    rows[k].fill(grey)
-    rows[:k, :x0].fill(grey)
-    rows[:k, w - x0:].fill(grey)
-    _into(cv2.cvtColor(codes, cv2.COLOR_GRAY2RGB, dst=rows[:k, x0:left]), rows[:k, x0:left])
+    grey, left = lut[-1], (w + 1) // 2                 # left half: columns 0..left-1
+    v2 = _squares((h + 1) // 2, h)[y0:]
+    x0 = int(np.count_nonzero(_squares(left, w) > d * d))   # columns 0..x0-1 miss it
+    u2 = _squares(left, w)[x0:]
+    dst[:, :x0].fill(grey)
+    dst[:, w - x0:].fill(grey)
     mirrored = w - left - x0                           # columns left.. mirror ..w-left-1
-    if mirrored:
-        dst = rows[:k, left:left + mirrored]
-        _into(cv2.flip(rows[:k, x0:x0 + mirrored], 1, dst=dst), dst)
-    m = _mirrored(h)
-    return rows, np.where(m < y0, k, m - y0)
+    for i, quarter in _quarter_codes(u2, v2, d, lut):
+        lines = slice(i, i + quarter.shape[0])
+        part = dst[lines, x0:left]
+        _into(cv2.cvtColor(quarter, cv2.COLOR_GRAY2RGB, dst=part), part)
+        if mirrored:
+            flipped = cv2.flip(quarter[:, :mirrored], 1)
+            part = dst[lines, left:left + mirrored]
+            _into(cv2.cvtColor(flipped, cv2.COLOR_GRAY2RGB, dst=part), part)
+
+
+def _quarter_codes(u2: np.ndarray, v2: np.ndarray, d: int, lut: np.ndarray):
+    """``(first line, codes)`` blocks of the quarter whose column squares are ``u2`` and
+    line squares ``v2``, top to bottom.
+
+    Where the two are the same sequence (a frame whose sides are both even or both odd, the
+    circle filling its shorter side, as at 1920x1080 and 3840x2160) the quarter is symmetric
+    about its diagonal: the bottom rows' left part is the top rows' right part transposed,
+    so a quarter of the quarter is never read from the table.
+    """
+    n = len(u2)
+    if n < 64 or len(v2) != n or not np.array_equal(u2, v2):
+        yield 0, _table_codes(u2, v2, d, lut)
+        return
+    m = n // 2
+    top = _table_codes(u2, v2[:m], d, lut)
+    yield 0, top
+    bottom = np.empty((n - m, n), lut.dtype)
+    bottom[:, :m] = top[:, m:].T
+    bottom[:, m:] = _table_codes(u2[m:], v2[m:], d, lut)
+    yield m, bottom
+
+
+def _table_codes(u2: np.ndarray, v2: np.ndarray, d: int, lut: np.ndarray) -> np.ndarray:
+    """``(len(v2), len(u2))`` codes: the table at each pixel's phase index, grey (its last
+    entry) outside the circle.
+
+    The index is built in the platform's index type (``take`` would otherwise convert it, a
+    hidden copy).  ``u2`` falls towards the centre column, so the pixels outside the circle
+    are a run at the start of each line, its length found by a search per line and the grey
+    written through a comparison of int16 column numbers (a quarter is at most 8192 wide).
+    """
+    period = 8 * d
+    index = np.add((u2 % period)[None, :], (v2 % period)[:, None], dtype=np.intp)
+    codes = np.take(lut, index, mode="clip")           # "raise" would buffer the result
+    outside = np.searchsorted(-u2, -(d * d - v2), side="left").astype(np.int16)
+    columns = np.arange(len(u2), dtype=np.int16)
+    np.copyto(codes, lut[-1], where=columns[None, :] < outside[:, None])
+    return codes
 
 
 def _into(got: np.ndarray, dst: np.ndarray) -> None:

@@ -219,7 +219,10 @@ def _region(roi, width: int, height: int) -> tuple[int, int, int, int]:
 
 @dataclass
 class Ctx:
-    """What a pattern body sees: namespace, device, frame size, levels, frame index."""
+    """What a pattern body sees: namespace, device, frame size, levels, frame index, and
+    (``into``) a numpy buffer of the frame's shape and dtype that a body whose rows are most
+    of the frame may write them into, as the leading lines of a :class:`~core.plan.Rows`
+    ``frame`` (None: rows go wherever the body likes)."""
 
     xp: Any
     device: Any
@@ -228,6 +231,7 @@ class Ctx:
     levels: Levels
     frame: Any
     origin: tuple[int, int] = (0, 0)
+    into: Any = None
 
     def cols(self, dtype="int64"):
         return X.arange(self.xp, self.width, self.device, dtype)

@@ -160,7 +160,7 @@ def test_a_failing_render_reports_the_frame_and_keeps_the_last_good_one(path, mo
         good = eng.render(4).data.copy()
         real = R.frame_rows
 
-        def broken(xp, s, fmt, frame, device=None):
+        def broken(xp, s, fmt, frame, device=None, into=None):
             raise RuntimeError("device lost")
 
         monkeypatch.setattr(R, "frame_rows", broken)

@@ -6,8 +6,10 @@ import math
 import numpy as np
 import pytest
 
+from core.engine import Engine
 from core.patterns import make_spec, render
 from core.patterns.render import render_plan
+from core.plan import Rows, map_rows, materialize
 
 
 def reference(spec, diameter: float, amplitude: float) -> np.ndarray:
@@ -39,6 +41,11 @@ CASES = [
     pytest.param(97, 55, 37.5, 100.0, 10, False, id="small-circle-grey-around"),
     pytest.param(80, 45, 3.0, 100.0, 12, False, id="tiny-circle"),
     pytest.param(64, 36, 100.0, 0.0, 10, False, id="no-swing"),
+    # quarters of 64 x 64 and 65 x 65 pixels whose lines and columns have the same squares:
+    # numpy reads three quarters of each from the table and transposes the rest
+    pytest.param(200, 128, 100.0, 100.0, 10, False, id="quarter-about-its-diagonal"),
+    pytest.param(201, 129, 100.0, 100.0, 12, False, id="odd-quarter-about-its-diagonal"),
+    pytest.param(200, 129, 100.0, 100.0, 10, False, id="mixed-parity-no-diagonal"),
 ]
 
 
@@ -62,3 +69,60 @@ def test_numpy_reads_only_the_lines_that_meet_the_circle():
     assert plan.rows.shape == (28 - 17 + 1, 97, 3)
     assert (plan.rows[-1] == plan.rows[-1, 0, 0]).all()
     assert np.array_equal(plan.index[:17], np.full(17, plan.rows.shape[0] - 1))
+
+
+def _compact(spec) -> np.ndarray:
+    """The frame from the plan numpy builds when no buffer is offered (rows of their own)."""
+    plan = render_plan(spec, 0, np)
+    assert plan.frame is None
+    return materialize(np, map_rows(plan, lambda rows: rows.astype(spec.dtype, copy=False)))
+
+
+@pytest.mark.parametrize("w, h, diameter, dtype", [
+    (200, 128, 100.0, "uint16"), (201, 129, 100.0, "uint16"), (97, 55, 37.5, "uint8"),
+    (128, 200, 100.0, "uint16"), (3, 2, 100.0, "uint16"), (1, 1, 100.0, "uint8"),
+])
+def test_numpy_writes_the_top_half_where_it_lands_and_mirrors_it(w, h, diameter, dtype):
+    spec = make_spec("zone_plate", {"diameter": diameter}, width=w, height=h,
+                     bit_depth=8 if dtype == "uint8" else 10, dtype=dtype)
+    into = np.full((h, w, 3), 7, dtype)
+    plan = render_plan(spec, 0, np, into=into)
+    half = (h + 1) // 2
+    assert plan.frame is into and plan.rows.shape == (half, w, 3)
+    assert np.shares_memory(plan.rows, into[:half])
+    assert np.array_equal(plan.index[:half], np.arange(half))
+    frame = materialize(np, map_rows(plan, lambda rows: rows.astype(dtype, copy=False)))
+    assert frame is into
+    np.testing.assert_array_equal(frame, _compact(spec))
+    np.testing.assert_array_equal(render(spec, 0, np), frame)
+
+
+def test_a_buffer_numpy_cannot_write_into_is_left_alone():
+    spec = make_spec("zone_plate", {}, width=64, height=36)
+    for into in (np.zeros((36, 64, 3), np.float32), np.zeros((36, 64, 4), np.uint16),
+                 np.zeros((64, 36, 3), np.uint16)[::2], np.zeros((36, 64, 3), np.uint8)):
+        plan = render_plan(spec, 0, np, into=into)
+        assert plan.frame is None and not (into != 0).any()
+        np.testing.assert_array_equal(materialize(np, plan), _compact(spec))
+
+
+def test_a_transform_of_the_rows_drops_the_frame_and_keeps_the_picture():
+    spec = make_spec("zone_plate", {}, width=96, height=54)
+    into = np.empty((54, 96, 3), np.uint16)
+    plan = render_plan(spec, 0, np, into=into)
+    widened = map_rows(plan, lambda rows: rows.astype(np.int64))
+    assert widened.frame is None
+    np.testing.assert_array_equal(materialize(np, widened), _compact(spec))
+    assert isinstance(plan.lines(3, 9), Rows) and plan.lines(3, 9).frame is None
+
+
+@pytest.mark.parametrize("fmt", ["native", "rgb10"])
+def test_the_numpy_engine_renders_the_plate_into_its_own_buffer_exactly(fmt):
+    spec = make_spec("zone_plate", {}, width=200, height=128)
+    with Engine(spec, path="numpy", fmt=fmt, reuse_static=False) as eng:
+        first = eng.render(0).data.copy()
+        again = eng.render(1).data
+    with Engine(spec, path="torch-eager", fmt=fmt, reuse_static=False) as eng:
+        torch_frame = eng.render(0).data.copy()
+    np.testing.assert_array_equal(first, torch_frame)
+    np.testing.assert_array_equal(again, first)
