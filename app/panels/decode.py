@@ -48,7 +48,7 @@ PANEL_TITLE = "Decode"
 PANEL_AREA = "bottom"
 EVENT_COLUMNS = ["position", "time s", "event", "detail"]
 MAX_TABLE_ROWS = 5000
-VIDEO_FILTER = "Video (*.mp4 *.mov *.mkv *.avi *.webm *.m4v *.ts *.mxf);;All files (*)"
+VIDEO_FILTER = "Video (*.mp4 *.mov *.mkv *.avi *.webm *.m4v *.ts *.mxf *.y4m);;All files (*)"
 
 
 class _Refused(Exception):

@@ -29,14 +29,14 @@ from pathlib import Path
 
 import numpy as np
 
-from core.capture.header import MAX_IMAGE_PIXELS, check_image
+from core.capture.header import MAX_IMAGE_PIXELS, check_image, y4m_size
 from core.capture.png_lines import read_png_lines
 from core.capture.readahead import ReadAhead, default_threads
 from core.imageio import read_frame, sidecar_path
 from core.jsonfile import load_json
 
 IMAGE_SUFFIXES = (".png", ".tif", ".tiff", ".jpg", ".jpeg", ".npy")
-VIDEO_SUFFIXES = (".mp4", ".mov", ".mkv", ".avi", ".webm", ".m4v", ".ts", ".mxf")
+VIDEO_SUFFIXES = (".mp4", ".mov", ".mkv", ".avi", ".webm", ".m4v", ".ts", ".mxf", ".y4m")
 GLOB_CHARS = set("*?[")
 
 
@@ -244,6 +244,9 @@ class VideoCapture(Capture):
 
         super().__init__(str(path), fps)
         self.path = path
+        claimed = y4m_size(path)       # a raw stream's size, refused before FFmpeg reads it
+        if claimed is not None and claimed[0] * claimed[1] > max_pixels:
+            raise ValueError(_over_cap(path, *claimed, max_pixels))
         try:
             self._container = av.open(str(path))
         except Exception as exc:
@@ -267,8 +270,7 @@ class VideoCapture(Capture):
         w, h = stream.codec_context.width or 0, stream.codec_context.height or 0
         if w * h > max_pixels:  # from the container's header, before a frame is decoded
             self._container.close()
-            raise ValueError(f"cannot open video {path.name}: its {w}x{h} frames ({w * h:,} pixels) "
-                             f"are over the limit of {max_pixels:,} pixels")
+            raise ValueError(_over_cap(path, w, h, max_pixels))
 
         if sidecar_path(path).exists():
             self.manifest_path = sidecar_path(path)
@@ -318,6 +320,11 @@ class VideoCapture(Capture):
             self._container.close()
         except Exception:  # already closed
             pass
+
+
+def _over_cap(path: Path, w: int, h: int, max_pixels: int) -> str:
+    return (f"cannot open video {path.name}: its {w}x{h} frames ({w * h:,} pixels) "
+            f"are over the limit of {max_pixels:,} pixels")
 
 
 def _packet_time(packet) -> float | None:

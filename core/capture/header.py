@@ -11,6 +11,7 @@ a header that is cut short or makes no sense.
 
 from __future__ import annotations
 
+import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -180,3 +181,28 @@ _READERS = (
     (b"\xff\xd8\xff", _jpeg),
     (b"\x93NUMPY", _npy),
 )
+
+
+_Y4M_MAGIC = b"YUV4MPEG2 "
+_Y4M_SIZE = re.compile(rb" ([WH])(\d{1,12})(?= |\n|$)")
+
+
+def y4m_size(path) -> tuple[int, int] | None:
+    """``(width, height)`` from a YUV4MPEG2 stream's first line, or None for any other file.
+
+    FFmpeg's demuxer sizes its first read from these before a frame exists, and a stream
+    claiming 30000 x 30000 fails there with an unrelated system error, so the caller checks
+    the claim first.  ``ValueError`` naming the file for a y4m header without both sizes.
+    """
+    p = Path(path)
+    try:
+        with open(p, "rb") as fh:
+            line = fh.readline(4096)
+    except OSError:
+        return None           # the video reader says why it cannot open it
+    if not line.startswith(_Y4M_MAGIC):
+        return None
+    sizes = dict((k.decode(), int(v)) for k, v in _Y4M_SIZE.findall(line[len(_Y4M_MAGIC) - 1:]))
+    if "W" not in sizes or "H" not in sizes:
+        raise ValueError(f"cannot open video {p.name}: its YUV4MPEG2 header gives no frame size")
+    return sizes["W"], sizes["H"]

@@ -219,3 +219,29 @@ def test_a_video_frame_over_the_cap_is_an_unreadable_frame(tmp_path):
     got = list(cap.frames())
     assert [f.position for f in got] == [0, 1, 2] and all(f.image is None for f in got)
     assert all("64x48 is over the limit of 3,000 pixels" in f.error for f in got)
+
+
+def _y4m(path, width, height, frames=0):
+    """A YUV4MPEG2 stream as FFmpeg writes one: the header line, then FRAME + 4:2:0 planes."""
+    data = bytearray(f"YUV4MPEG2 W{width} H{height} F25:1 Ip A1:1 C420jpeg\n".encode())
+    for i in range(frames):
+        data += b"FRAME\n" + bytes([40 + 50 * i]) * (width * height) + b"\x80" * (width * height // 2)
+    path.write_bytes(bytes(data))
+    return path
+
+
+def test_a_y4m_claiming_a_huge_frame_is_refused_from_its_first_line(tmp_path):
+    path = _y4m(tmp_path / "claim.y4m", BIG, BIG)
+    with pytest.raises(ValueError, match=rf"cannot open video claim.y4m: its {BIG}x{BIG} frames "
+                                         r"\(900,000,000 pixels\) are over the limit"):
+        F.open_capture(path)
+
+
+def test_a_small_y4m_still_decodes_and_one_without_a_size_is_named(tmp_path):
+    cap = F.open_capture(_y4m(tmp_path / "ok.y4m", 16, 8, frames=2))
+    got = [f.image for f in cap.frames()]
+    assert [g.shape[:2] for g in got] == [(8, 16)] * 2
+    path = tmp_path / "nosize.y4m"
+    path.write_bytes(b"YUV4MPEG2 F25:1 C420jpeg\nFRAME\n")
+    with pytest.raises(ValueError, match="nosize.y4m: its YUV4MPEG2 header gives no frame size"):
+        F.open_capture(path)
