@@ -15,6 +15,8 @@ FRAME_MASK = (1 << 31) - 1
 class Target:
     """The host buffer a spec's frames land in, and (on torch) its device twin."""
 
+    foreign = False   # True for a wrapped ``out``: not the engine's memory (maybe a GPU mapping)
+
     def __init__(self, spec: Spec, fmt: str, device):
         self.shape = F.host_shape(fmt, spec.width, spec.height)
         self.fmt, self.dtype = fmt, spec.dtype
@@ -54,6 +56,7 @@ class Target:
         t.shape, t.fmt, t.dtype, t.device = self.shape, self.fmt, self.dtype, self.device
         t.raw = raw = out.view(self.raw.dtype)
         t.data = out
+        t.foreign = True
         if self.device is not None:
             import torch
 
@@ -88,8 +91,10 @@ class NumpyRenderer(Renderer):
 
     def render(self, index):
         t0 = self.clock()
-        # the host buffer is offered to the body when the rows are already in its format
-        whole = self.lines is None and self.fmt == "native"
+        # the host buffer is offered to the body when the rows are already in its format and
+        # the buffer is the engine's own: the body may read back what it wrote there (a
+        # mapped pixel buffer can be write-combined memory, slow to read)
+        whole = self.lines is None and self.fmt == "native" and not self.target.foreign
         plan = frame_rows(np, self.spec, self.fmt, index & FRAME_MASK,
                           into=self.target.raw if whole else None)
         if self.lines is None:

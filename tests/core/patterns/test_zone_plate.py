@@ -126,3 +126,26 @@ def test_the_numpy_engine_renders_the_plate_into_its_own_buffer_exactly(fmt):
         torch_frame = eng.render(0).data.copy()
     np.testing.assert_array_equal(first, torch_frame)
     np.testing.assert_array_equal(again, first)
+
+
+def test_a_foreign_buffer_is_written_but_never_offered_to_the_body(monkeypatch):
+    # a caller's ``out`` may be a mapped pixel buffer, slow to read back: the plate's rows are
+    # gathered into it, never written there first and mirrored from it
+    from core.engine import renderers as R
+
+    offered = []
+    real = R.frame_rows
+
+    def spy(*args, into=None, **kwargs):
+        offered.append(into)
+        return real(*args, into=into, **kwargs)
+
+    monkeypatch.setattr(R, "frame_rows", spy)
+    spec = make_spec("zone_plate", {}, width=200, height=128)
+    with Engine(spec, path="numpy", reuse_static=False) as eng:
+        own = eng.render(0).data.copy()
+        out = np.zeros_like(own)
+        eng.render(1, out=out)
+    assert offered[0] is not None and offered[1] is None
+    np.testing.assert_array_equal(out, own)
+    np.testing.assert_array_equal(own, _compact(spec))
