@@ -12,6 +12,7 @@ a header that is cut short or makes no sense.
 from __future__ import annotations
 
 import re
+import stat
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -183,26 +184,38 @@ _READERS = (
 )
 
 
-_Y4M_MAGIC = b"YUV4MPEG2 "
-_Y4M_SIZE = re.compile(rb" ([WH])(\d{1,12})(?= |\n|$)")
+_Y4M_MAGIC = b"YUV4MPEG2"
+_STRTOL = re.compile(rb"[ \t\n\v\f\r]*([+-]?[0-9]+)")
 
 
 def y4m_size(path) -> tuple[int, int] | None:
-    """``(width, height)`` from a YUV4MPEG2 stream's first line, or None for any other file.
+    """``(width, height)`` a YUV4MPEG2 stream's first line claims, read as FFmpeg reads it, or
+    None for anything else (a file of another kind, or not a regular file: a FIFO's bytes
+    are the video reader's to take).
 
     FFmpeg's demuxer sizes its first read from these before a frame exists, and a stream
-    claiming 30000 x 30000 fails there with an unrelated system error, so the caller checks
-    the claim first.  ``ValueError`` naming the file for a y4m header without both sizes.
+    claiming 30000 x 30000 (or 0 x 0) fails there with an unrelated system error, so the
+    caller checks the claim first.  As in FFmpeg: the magic's 9 bytes, one byte skipped, then
+    space-separated tokens, ``W`` and ``H`` read like ``strtol`` (the last of each counts).
+    ``ValueError`` naming the file for a header without a positive width and height.
     """
     p = Path(path)
     try:
+        if not stat.S_ISREG(p.stat().st_mode):
+            return None
         with open(p, "rb") as fh:
             line = fh.readline(4096)
     except OSError:
         return None           # the video reader says why it cannot open it
     if not line.startswith(_Y4M_MAGIC):
         return None
-    sizes = dict((k.decode(), int(v)) for k, v in _Y4M_SIZE.findall(line[len(_Y4M_MAGIC) - 1:]))
-    if "W" not in sizes or "H" not in sizes:
-        raise ValueError(f"cannot open video {p.name}: its YUV4MPEG2 header gives no frame size")
-    return sizes["W"], sizes["H"]
+    sizes = {}
+    for token in line[len(_Y4M_MAGIC) + 1:].split(b" "):
+        if token[:1] in (b"W", b"H"):
+            m = _STRTOL.match(token, 1)
+            sizes[token[:1].decode()] = int(m.group(1)) if m else 0
+    w, h = sizes.get("W", 0), sizes.get("H", 0)
+    if w < 1 or h < 1:
+        got = "no frame size" if not sizes else f"a frame size of {w}x{h}"
+        raise ValueError(f"cannot open video {p.name}: its YUV4MPEG2 header gives {got}")
+    return w, h

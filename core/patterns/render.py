@@ -24,11 +24,14 @@ def render_plan(spec: Spec, frame=0, xp=np, device=None, into=None) -> Rows:
     if spec.roi is not None:
         origin = (spec.roi[0], spec.roi[1])
         params = dict(params, _roi_w=max(spec.roi[2], 1), _roi_h=max(spec.roi[3], 1))
+    geom = spec.counter_geometry()
+    # offered only when the body's plan is the frame: a region or a counter would copy its
+    # rows anyway, and a failure there would leave the buffer half written
+    bare = not X.is_torch(xp) and spec.roi is None and geom is None
     ctx = Ctx(xp, device, spec.width, spec.height, spec.levels, frame, origin,
-              into if not X.is_torch(xp) else None)
+              into if bare else None)
     plan = pat.body(ctx, params)
     plan = apply_roi(xp, plan, spec.roi, device=device)
-    geom = spec.counter_geometry()
     if geom is not None:
         plan = overlay_counter(xp, plan, geom, frame, spec.levels.white, spec.levels.black, device)
     return plan

@@ -41,7 +41,8 @@ def _zone_plate(ctx: Ctx, p):
         return Rows(rows, ctx.const(index), w, h)
     into = ctx.into
     if (isinstance(into, np.ndarray) and into.shape == (h, w, 3) and into.flags.c_contiguous
-            and into.dtype in (np.uint8, np.uint16) and int(lut.max()) <= np.iinfo(into.dtype).max):
+            and into.flags.writeable and into.dtype in (np.uint8, np.uint16)
+            and int(lut.max()) <= np.iinfo(into.dtype).max):
         # the top half written where it lands; the gather copies it, mirrored, below
         top = into[:(h + 1) // 2]
         _numpy_top(top, w, h, d, lut.astype(into.dtype))

@@ -1,6 +1,7 @@
 """Image sizes are read from the header and capped before anything is decoded; a damaged
 image is one unreadable frame, never a crash."""
 
+import os
 import struct
 import zlib
 
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from core.capture import MAX_IMAGE_PIXELS, check_image, open_capture, read_header
 from core.capture import files as F
+from core.capture import header as H
 from tests.helpers.capture_sim import write_video
 
 BIG = 30000   # 30000 x 30000 = 900 Mpx: gigabytes and tens of seconds if it were decoded
@@ -245,3 +247,40 @@ def test_a_small_y4m_still_decodes_and_one_without_a_size_is_named(tmp_path):
     path.write_bytes(b"YUV4MPEG2 F25:1 C420jpeg\nFRAME\n")
     with pytest.raises(ValueError, match="nosize.y4m: its YUV4MPEG2 header gives no frame size"):
         F.open_capture(path)
+
+
+FRAME_4X2 = b"FRAME\n" + b"\x50" * 8 + b"\x80" * 4
+
+
+@pytest.mark.parametrize("first_line", [
+    b"YUV4MPEG2 W4 F25:1 C420jpeg H2\r\n",     # CR LF, H last
+    b"YUV4MPEG2 W4x H2 F25:1 C420jpeg\n",       # strtol stops at the x
+    b"YUV4MPEG2\tW4 H2 F25:1 C420jpeg\n",       # any byte after the magic
+    b"YUV4MPEG2 W9 H9 W4 H2 F25:1 C420jpeg\n",  # the last of each counts
+])
+def test_y4m_headers_ffmpeg_reads_are_read_the_same(tmp_path, first_line):
+    path = tmp_path / "odd.y4m"
+    path.write_bytes(first_line + FRAME_4X2)
+    assert H.y4m_size(path) == (4, 2)
+    assert [f.image.shape[:2] for f in F.open_capture(path).frames()] == [(2, 4)]
+
+
+@pytest.mark.parametrize("first_line, message", [
+    (b"YUV4MPEG2\tW30000 H30000 F25:1\n", r"its 30000x30000 frames \(900,000,000 pixels\) are over"),
+    (b"YUV4MPEG2xW30000 H30000 F25:1\n", r"its 30000x30000 frames"),
+    (b"YUV4MPEG2 W30000 H30000\r\n", r"its 30000x30000 frames"),
+    (b"YUV4MPEG2 W0 H0 F25:1\n", r"its YUV4MPEG2 header gives a frame size of 0x0"),
+    (b"YUV4MPEG2 Wx H-3 F25:1\n", r"its YUV4MPEG2 header gives a frame size of 0x-3"),
+])
+def test_y4m_claims_ffmpeg_would_fail_on_are_refused_by_testcard(tmp_path, first_line, message):
+    path = tmp_path / "claim.y4m"
+    path.write_bytes(first_line + FRAME_4X2)
+    with pytest.raises(ValueError, match=r"cannot open video claim.y4m: " + message):
+        F.open_capture(path)
+
+
+def test_a_fifo_is_never_read_for_its_y4m_header(tmp_path):
+    # the stream's first bytes belong to the video reader; opening a FIFO would also block
+    fifo = tmp_path / "live.ts"
+    os.mkfifo(fifo)
+    assert H.y4m_size(fifo) is None
