@@ -149,3 +149,15 @@ def test_a_foreign_buffer_is_written_but_never_offered_to_the_body(monkeypatch):
     assert offered[0] is not None and offered[1] is None
     np.testing.assert_array_equal(out, own)
     np.testing.assert_array_equal(own, _compact(spec))
+
+
+@pytest.mark.parametrize("extra", [{"roi": (10, 5, 100, 60)}, {"counter_bits": 8}])
+def test_a_region_or_a_counter_keeps_the_buffer_from_the_body(extra):
+    # either would copy the plate's rows anyway, and a failure there would leave it half written
+    spec = make_spec("zone_plate", {}, width=200, height=128, **extra)
+    into = np.zeros((128, 200, 3), np.uint16)
+    plan = render_plan(spec, 0, np, into=into)
+    assert plan.frame is None and not into.any()
+    frame = render(spec, 0, np)
+    plain = make_spec("zone_plate", {}, width=200, height=128)
+    assert frame.shape == (128, 200, 3) and not np.array_equal(frame, render(plain, 0, np))
