@@ -3,7 +3,7 @@ conversion.
 
 The panel is black and white, so one channel reads it: the luma (Y) plane of a YUV frame, the
 green channel of an RGB one.  Planar formats hand it over as their first plane
-(:func:`core.capture.files.video_frame_array`); packed YUV 4:2:2 (``yuyv422``, ``uyvy422``) and
+(:func:`core.capture.video.video_frame_array`); packed YUV 4:2:2 (``yuyv422``, ``uyvy422``) and
 packed RGB (``bgr0``, ``rgb24`` ...) are read with a strided view; anything else is converted
 to ``gray`` by FFmpeg.  The result is a private, contiguous ``(H, W)`` array (uint8, or uint16
 for deeper formats): a live source queues frames, and a decoder's buffer is reused.
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.capture.files import video_frame_array
+from core.capture.video import video_frame_array
 
 # formats whose first plane is luma (or green, for gbrp): what video_frame_array hands over
 LUMA_PREFIXES = ("yuv", "yuvj", "nv12", "nv21", "nv16", "gray", "p010", "p016", "gbrp")

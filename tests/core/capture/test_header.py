@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from core.capture import MAX_IMAGE_PIXELS, check_image, open_capture, read_header
 from core.capture import files as F
 from core.capture import header as H
+from core.capture import video as V
 from tests.helpers.capture_sim import write_video
 
 BIG = 30000   # 30000 x 30000 = 900 Mpx: gigabytes and tens of seconds if it were decoded
@@ -207,8 +208,8 @@ def test_a_video_over_the_cap_is_refused_from_its_container_header(tmp_path):
     write_video(path, frames, codec="ffv1", pix_fmt="bgr0")
     with pytest.raises(ValueError, match=r"cannot open video v.mkv: its 64x48 frames \(3,072 pixels\) "
                                          r"are over the limit of 3,000 pixels"):
-        F.VideoCapture(path, max_pixels=3000)
-    cap = F.VideoCapture(path)
+        V.VideoCapture(path, max_pixels=3000)
+    cap = V.VideoCapture(path)
     assert [f.image.shape[:2] for f in cap.frames()] == [(48, 64)] * 3
 
 
@@ -216,7 +217,7 @@ def test_a_video_frame_over_the_cap_is_an_unreadable_frame(tmp_path):
     frames = [np.full((48, 64, 3), 50 * i, np.uint8) for i in range(3)]
     path = tmp_path / "v.mkv"
     write_video(path, frames, codec="ffv1", pix_fmt="bgr0")
-    cap = F.VideoCapture(path)
+    cap = V.VideoCapture(path)
     cap.max_pixels = 3000   # as if the stream changed size after its header
     got = list(cap.frames())
     assert [f.position for f in got] == [0, 1, 2] and all(f.image is None for f in got)
