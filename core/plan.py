@@ -106,11 +106,16 @@ def fill_after_lead(plan: Rows) -> None:
         import cv2
 
         dst = plan.frame[k:]
-        got = cv2.flip(plan.frame[:h - k], 0, dst=dst)
-        if not np.may_share_memory(got, dst):   # should OpenCV hand back a new array
-            np.copyto(dst, got)
+        landed(cv2.flip(plan.frame[:h - k], 0, dst=dst), dst)
         return
     np.take(plan.rows, rest, axis=0, out=plan.frame[k:], mode="clip")
+
+
+def landed(got: np.ndarray, dst: np.ndarray) -> None:
+    """OpenCV writes into ``dst`` when it can; should it ever hand back a new array instead
+    (``got``), that is copied there."""
+    if not np.may_share_memory(got, dst):
+        np.copyto(dst, got)
 
 
 def _gathered(xp, plan: Rows):

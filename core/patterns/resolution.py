@@ -10,7 +10,7 @@ import numpy as np
 from core import xp as X
 from core.patterns.registry import Param, Pattern, register
 from core.patterns.spec import Ctx
-from core.plan import Rows
+from core.plan import Rows, landed
 
 
 # ---------------------------------------------------------------- zone plate
@@ -127,11 +127,11 @@ def _circle_block(dst: np.ndarray, w: int, h: int, d: int, y0: int, lut: np.ndar
     for i, quarter in _quarter_codes(u2, v2, d, lut):
         lines = slice(i, i + quarter.shape[0])
         part = dst[lines, x0:left]
-        _into(cv2.cvtColor(quarter, cv2.COLOR_GRAY2RGB, dst=part), part)
+        landed(cv2.cvtColor(quarter, cv2.COLOR_GRAY2RGB, dst=part), part)
         if mirrored:
             flipped = cv2.flip(quarter[:, :mirrored], 1)
             part = dst[lines, left:left + mirrored]
-            _into(cv2.cvtColor(flipped, cv2.COLOR_GRAY2RGB, dst=part), part)
+            landed(cv2.cvtColor(flipped, cv2.COLOR_GRAY2RGB, dst=part), part)
 
 
 def _quarter_codes(u2: np.ndarray, v2: np.ndarray, d: int, lut: np.ndarray):
@@ -172,12 +172,6 @@ def _table_codes(u2: np.ndarray, v2: np.ndarray, d: int, lut: np.ndarray) -> np.
     columns = np.arange(len(u2), dtype=np.int16)
     np.copyto(codes, lut[-1], where=columns[None, :] < outside[:, None])
     return codes
-
-
-def _into(got: np.ndarray, dst: np.ndarray) -> None:
-    # OpenCV writes into ``dst`` when it can; should it ever hand back a new array instead
-    if not np.may_share_memory(got, dst):
-        np.copyto(dst, got)
 
 
 register(Pattern(
