@@ -24,15 +24,16 @@ from __future__ import annotations
 
 import glob as globmod
 import re
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
 
+from core.capture.base import Capture, CapturedFrame
 from core.capture.header import MAX_IMAGE_PIXELS, check_image
 from core.capture.png_lines import read_png_lines
 from core.capture.readahead import ReadAhead, default_threads
+from core.capture.video import VideoCapture
 from core.imageio import read_frame, sidecar_path
 from core.jsonfile import load_json
 
@@ -41,67 +42,9 @@ VIDEO_SUFFIXES = (".mp4", ".mov", ".mkv", ".avi", ".webm", ".m4v", ".ts", ".mxf"
 GLOB_CHARS = set("*?[")
 
 
-@dataclass
-class CapturedFrame:
-    """One captured frame.  ``image`` is valid until the next frame is read (copy to keep).
-
-    ``lines``: when only some lines of the picture were read (``Capture.read_lines``), those
-    lines, sorted; ``image`` is then the whole picture's size with every other line zero.
-    None: ``image`` is the whole picture.
-    """
-
-    position: int
-    timestamp: float | None
-    image: np.ndarray | None
-    name: str | None = None
-    error: str | None = None
-    lines: tuple[int, ...] | None = None
-    reread: Callable[[], CapturedFrame] | None = field(default=None, repr=False, compare=False)
-
-    def whole(self) -> CapturedFrame:
-        """This frame with its whole picture: itself when it has it, else its file read again
-        in full (one that cannot be read then comes back with ``image`` None and ``error``)."""
-        if self.lines is None or self.reread is None:
-            return self
-        return self.reread()
-
-
 def natural_key(text: str):
     """Sort key that orders embedded numbers by value: frame2 < frame10."""
     return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", text)]
-
-
-class Capture:
-    """A source of captured frames.  Use ``frames()`` once; ``close()`` releases files."""
-
-    kind = "capture"
-
-    def __init__(self, source: str, fps: float | None = None):
-        self.source = source
-        self.fps = fps
-        self.count: int | None = None
-        self.manifest_path: Path | None = None
-
-    def frames(self) -> Iterator[CapturedFrame]:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def read_lines(self, lines: Iterable[int] | None) -> None:
-        """Ask that frames read from now on hold only picture lines ``lines`` (None: whole
-        pictures again).  A request, not a promise: a source that cannot read part of a picture
-        exactly ignores it, and frames already read ahead keep what they were read with; each
-        frame says what it holds (``CapturedFrame.lines``).  This kind reads whole pictures."""
-
-    def close(self) -> None:
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def describe(self) -> dict:
-        return {"source": self.source, "kind": self.kind, "count": self.count, "fps": self.fps}
 
 
 class ImageSequence(Capture):
@@ -266,8 +209,6 @@ def open_capture(path, capture_fps: float | None = None, *, read_threads: int | 
     if suffix in IMAGE_SUFFIXES:
         return ImageSequence(text, [p], capture_fps, read_threads)
     if suffix in VIDEO_SUFFIXES:
-        from core.capture.video import VideoCapture  # it builds on Capture, defined here
-
         return VideoCapture(p, capture_fps, threads=read_threads)
     raise ValueError(f"{p.name}: unsupported file type (images: {', '.join(IMAGE_SUFFIXES)}; "
                      f"video: {', '.join(VIDEO_SUFFIXES)})")

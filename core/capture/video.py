@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.capture.files import Capture, CapturedFrame
+from core.capture.base import Capture, CapturedFrame
 from core.capture.header import MAX_IMAGE_PIXELS, y4m_size
 from core.imageio import sidecar_path
 
