@@ -18,8 +18,10 @@ against the frames:
   presented nearest the deadline: an entry whose dwell is a whole number of frames is
   shown for exactly that many (and every entry for at least one frame).
 
-Pausing freezes the running dwell (the entry stays on screen; the time paused is logged);
-next and previous start the new entry's dwell afresh when it is shown.  A :class:`EntryChange`
+Pausing freezes the running dwell (the entry stays on screen; the time paused is logged,
+whether the entry is left by resume and its dwell, by next or previous while still paused, or
+by stop); next and previous start the new entry's dwell afresh when it is shown (paused too
+when stepped to while paused).  A :class:`EntryChange`
 to ``None`` ends a run that is not looped: the last entry stays on screen, and its record
 closes at the next present, exactly when its dwell ended.
 """
@@ -253,6 +255,8 @@ class Playback:
         if change is None:
             return
         self._pending = None
+        if self._paused_since is not None:   # left paused (next, previous): its pause is its own
+            self._add_paused(max(0.0, now - self._paused_since))
         self._close(frame, now, change.reason)
         if change.position is None:
             self.state = FINISHED

@@ -138,6 +138,42 @@ def test_pause_holds_the_entry_and_its_remaining_dwell_and_logs_the_pause():
     assert second.on_screen_s == 0.5 and second.paused_s == 0.0
 
 
+@pytest.mark.parametrize("leave", ["next", "previous"])
+def test_an_entry_left_while_paused_logs_the_pause_it_had(leave):
+    pb = Playback([0.5, 0.5, 0.5])
+    screen = Screen(pb)
+    screen.present(1)                                      # entry 1 asked for at frame 0
+    screen.present(1, action=lambda _now: pb.next())       # shown at 1; entry 2 shown at 2
+    screen.present(4)
+    screen.present(1, action=pb.pause)                     # paused at frame 6
+    screen.present(269)                                    # 4.2 s paused (and a bit)
+    screen.present(1, action=lambda _now: getattr(pb, leave)())   # left at frame 276, still paused
+    screen.present(1)                                      # what follows first shown at frame 277
+    left = [r for r in pb.log if r.entry == 2][0]
+    assert left.left_by == leave and left.left_frame == 277
+    assert left.paused_s == (277 - 6) * T                  # paused until what followed was shown
+    assert left.on_screen_s == (277 - 2) * T
+    # the entry stepped to while paused waits too: left paused again, its own pause is logged
+    screen.present(10)
+    screen.present(1, action=lambda _now: pb.next())
+    screen.present(1)
+    after = pb.log.records[-1]
+    assert after.left_by == "next" and after.paused_s == after.on_screen_s == 12 * T
+    # and the play log file carries them
+    assert [r.paused_s for r in PlaybackLog.from_csv(pb.log.to_csv())] == [r.paused_s for r in pb.log]
+
+
+def test_an_entry_stopped_while_paused_logs_the_pause_it_had():
+    pb = Playback([0.5, 0.5])
+    screen = Screen(pb)
+    screen.present(3)
+    screen.present(1, action=pb.pause)                     # paused at frame 3
+    screen.present(100)
+    pb.stop(screen.frame - 1, screen.now - T)              # at the last present, frame 103
+    (only,) = pb.log
+    assert only.left_by == "stop" and only.paused_s == 100 * T
+
+
 def test_next_and_previous_move_at_once_and_the_new_entry_gets_its_whole_dwell():
     pb = Playback([1.0, 0.5, 0.25])
     screen = Screen(pb)
