@@ -14,6 +14,7 @@ from app.commands.common import (
     print_table,
     refuse_overwriting_inputs,
 )
+from app.commands.decode_checks import STATUSES, add_check_arguments, exit_status, set_checks
 from app.commands.decode_live import add_live_arguments, check_live, run_live
 from core.patterns import parse_size
 
@@ -25,7 +26,7 @@ def register(sub) -> None:
                     "out-of-order and torn frames, freezes and jumps back, and gaps: captured frames "
                     "that could not be read or decoded, never counted as drops. The robust layout is "
                     "recognised by itself; a manifest is a hint checked against the capture; without "
-                    "one or --bits a compat panel's bit count is read from the picture.")
+                    "one or --bits a compat panel's bit count is read from the picture. " + STATUSES)
     p.add_argument("path", metavar="PATH", nargs="?",
                    help="a folder or glob of PNG/TIFF/JPEG/.npy frames, one image, or a video file "
                         "(or --live SOURCE)")
@@ -43,12 +44,7 @@ def register(sub) -> None:
                    help="print one JSON document: frames, summary, events")
     p.add_argument("--csv", metavar="FILE", help="write one row per frame to FILE")
     p.add_argument("--plot", metavar="FILE.png", help="draw decoded index against capture position")
-    p.add_argument("--fail-on-drop", action="store_true",
-                   help="exit 1 when the display dropped a frame, or froze for the whole capture "
-                        "(needs both rates); gaps in the capture do not count")
-    p.add_argument("--fail-on-gap", action="store_true",
-                   help="exit 1 when any captured frame could not be read or decoded (a gap of "
-                        "unknown content)")
+    add_check_arguments(p)
     add_live_arguments(p)
     p.set_defaults(func=run)
 
@@ -124,6 +120,7 @@ def run(args) -> int:
     if not job.results:
         raise CliError(f"no frames could be read from {args.path}")
     report = job.report(cancelled=cancelled)
+    verdict = set_checks(report, args)
     if args.csv:
         write_csv(args.csv, report["frames"], report["events"])
     if args.plot:
@@ -135,12 +132,7 @@ def run(args) -> int:
     if cancelled:
         print("testcard: interrupted; the report covers the frames decoded so far", file=sys.stderr)
         return 130
-    s = report["summary"]
-    if args.fail_on_drop and (s["dropped_count"] > 0 or s["frozen"] is True):
-        return 1
-    if args.fail_on_gap and s["gap_frames"] > 0:
-        return 1
-    return 0
+    return exit_status(verdict)
 
 
 def run_bench(args) -> int:

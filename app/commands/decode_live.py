@@ -15,6 +15,7 @@ import sys
 import threading
 
 from app.commands.common import CliError, Progress, print_json, refuse_overwriting_inputs
+from app.commands.decode_checks import exit_status, set_checks
 
 
 def add_live_arguments(p) -> None:
@@ -92,6 +93,7 @@ def run_live(args, source_factory=None) -> int:
     if not s["frames"]:
         raise CliError(f"no frames arrived from {args.live}"
                        + (f": {source.error}" if getattr(source, "error", None) else ""))
+    verdict = set_checks(report, args)
     if args.csv:
         write_csv(args.csv, report["frames"], report["events"])
     if args.plot:
@@ -105,11 +107,7 @@ def run_live(args, source_factory=None) -> int:
     if report["cancelled"]:
         print("testcard: interrupted; the report covers the frames decoded so far", file=sys.stderr)
         return 130
-    if args.fail_on_drop and (s["dropped_count"] > 0 or s["frozen"] is True):
-        return 1
-    if args.fail_on_gap and s["gap_frames"] > 0:
-        return 1
-    return 0
+    return exit_status(verdict)
 
 
 def live_line(report: dict) -> str:

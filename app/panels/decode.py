@@ -6,6 +6,8 @@ runs from an immutable ``DecodeRequest`` as the panel's job (:class:`~app.worker
 a :class:`~app.workers.GeneratorWorker`) over the
 job's ``steps``: batches of per-frame results arrive on the GUI thread a few times a second,
 Cancel stops it at the next frame, and a cancelled decode still reports the frames it read.
+A verdict line says whether the report shows that no frame was dropped, that some were, or
+that it cannot tell (:func:`core.decode.headline`: "Could not verify: ..." is never a pass).
 Export writes the report (JSON, CSV or a PNG plot, by the file's extension) on a
 :class:`~app.workers.TaskRunner`.  The plot is :class:`~app.panels.decode_plot.DecodePlot`.
 A live source (a capture device, a screen grab) is decoded as it arrives by the Live section
@@ -42,12 +44,13 @@ from app.panels.decode_live import LiveSection, default_sources
 from app.panels.decode_plot import COLOURS, DecodePlot
 from app.panels.scale_section import ScaleSection
 from app.workers import JobPanel
-from core.decode import DecodeJob, DecodeRequest, format_event, summary_lines, write_report
+from core.decode import DecodeJob, DecodeRequest, format_event, headline, summary_lines, write_report
 
 PANEL_TITLE = "Decode"
 PANEL_AREA = "bottom"
 EVENT_COLUMNS = ["position", "time s", "event", "detail"]
 MAX_TABLE_ROWS = 5000
+VERDICT_COLOURS = {"passed": "#2a7d2a", "failed": "#c62828", "unverified": "#b26a00"}
 VIDEO_FILTER = "Video (*.mp4 *.mov *.mkv *.avi *.webm *.m4v *.ts *.mxf *.y4m);;All files (*)"
 
 
@@ -125,6 +128,9 @@ class DecodePanel(JobPanel):
         self.progress = QProgressBar()
         self.status_label = QLabel("Open a folder of captured frames or a video.")
         self.status_label.setWordWrap(True)
+        self.verdict_label = QLabel("")   # did every frame show: verified, failed, or cannot tell
+        self.verdict_label.setWordWrap(True)
+        self.verdict_label.setVisible(False)
         self.summary_view = QPlainTextEdit()
         self.summary_view.setReadOnly(True)
         self.summary_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
@@ -177,6 +183,7 @@ class DecodePanel(JobPanel):
         layout.addLayout(opts)
         layout.addLayout(run)
         layout.addWidget(self.status_label)
+        layout.addWidget(self.verdict_label)
         # scale from a captured zone plate: the same source fields, the panel's one job at a time
         self.scale = ScaleSection(self, lambda: (self.path_edit.text().strip(),
                                                  self.manifest_edit.text().strip() or None))
@@ -283,9 +290,11 @@ class DecodePanel(JobPanel):
         self.progress.setValue(1)
         self._show(report)
         s = report["summary"]
+        unknown = s.get("unknown") or {}
         frozen = " The display froze for the whole capture." if s.get("frozen") else ""
-        self.status_label.setText(f"Done: {s['frames']} frames, {s['dropped_count']} dropped, "
-                                  f"{s['repeated']} repeated, {s['torn']} torn, "
+        dropped, repeated = (f"{what} unknown" if k in unknown else f"{s[k]} {done}" for k, what, done in
+                             (("dropped_count", "drops", "dropped"), ("repeated", "repeats", "repeated")))
+        self.status_label.setText(f"Done: {s['frames']} frames, {dropped}, {repeated}, {s['torn']} torn, "
                                   f"{s['gap_frames']} gap frames (unknown content, not drops).{frozen}")
         self.decode_finished.emit(report)
 
@@ -309,6 +318,7 @@ class DecodePanel(JobPanel):
         self.plot.clear_points()
         self.table.setRowCount(0)
         self.summary_view.setPlainText("")
+        self.verdict_label.setVisible(False)
 
     def _show(self, report: dict) -> None:
         """Summary, plot (index unwrapped across counter wraps) and event table."""
@@ -316,6 +326,10 @@ class DecodePanel(JobPanel):
         self.export_button.setEnabled(True)
         lines = summary_lines(report, max_events=0)
         self.summary_view.setPlainText("\n".join(lines))
+        result, text = headline(report)
+        self.verdict_label.setText(text[0].upper() + text[1:])
+        self.verdict_label.setStyleSheet(f"font-weight: bold; color: {VERDICT_COLOURS[result]}")
+        self.verdict_label.setVisible(True)
         self.plot.show_report(report)
         events = report["events"]
         shown = events[:MAX_TABLE_ROWS]

@@ -60,9 +60,11 @@ def _live_job(opener: Callable[[], object], request: LiveRequest, cancel):
 def summary_text(s: dict) -> str:
     """The running summary of a live decode, on one line."""
     rate = s.get("capture_fps_measured") or s.get("capture_fps")
+    unknown = s.get("unknown") or {}
+    dropped, repeated = ("unknown" if k in unknown else s[k] for k in ("dropped_count", "repeated"))
     return (f"Live: {s['frames']} frames" + (f" (~{rate:.1f} fps)" if rate else "")
             + f", ok {s['ok']}, torn {s['torn']}, undecodable {s['undecodable']}; "
-              f"dropped {s['dropped_count']}, repeated {s['repeated']}; "
+              f"dropped {dropped}, repeated {repeated}; "
               f"capture drops {s['capture_drops']} (the capture's, not the display's)")
 
 

@@ -4,7 +4,8 @@
 frame, ``exact`` reads a panel at a known geometry, ``hint`` checks a manifest's geometry before
 the decoder uses it, ``job`` decodes a whole capture (``DecodeJob``, ``DecodeRequest``,
 ``FrameReading``), ``sequence`` finds drops, gaps, freezes and repeats,
-``report`` writes the results, ``bench`` times decoding.  ``scale`` measures how the chain
+``report`` writes the results, ``verdict`` says whether a report passes its checks, failed
+them or cannot tell (``verdict``), ``bench`` times decoding.  ``scale`` measures how the chain
 scaled the frame from a captured zone plate (``zone_plate_scale``, ``PlateGeometry``).
 ``live`` decodes a live source as it arrives (``LiveDecode``, ``LiveRequest``); ``latency``
 joins testcard's present log to a capture log (``latency_report``), ``latency_files`` reads the
@@ -55,8 +56,10 @@ from core.decode.scale import (
     zone_plate_scale,
 )
 from core.decode.sequence import analyse
+from core.decode.verdict import CHECKS, Verdict, headline, verdict, with_verdict
 
 __all__ = [
+    "CHECKS",
     "CaptureDecoder",
     "CaptureLog",
     "CaptureSample",
@@ -80,6 +83,7 @@ __all__ = [
     "decode_path",
     "end_of_frame_correction",
     "format_event",
+    "headline",
     "latency_report",
     "latency_stats",
     "load_hint",
@@ -95,6 +99,9 @@ __all__ = [
     "scale_steps",
     "summary_lines",
     "unwrap",
+    "Verdict",
+    "verdict",
+    "with_verdict",
     "write_csv",
     "write_histogram",
     "write_latency_csv",

@@ -47,6 +47,7 @@ from core.counter import MAX_BITS, MIN_BITS, CounterGeometry
 from core.decode.hint import Hint, load_hint
 from core.decode.reader import PanelReader
 from core.decode.sequence import analyse
+from core.decode.verdict import with_verdict
 
 STATUSES = ("ok", "undecodable", "torn", "unreadable")
 LOOKAHEAD = 8          # frames searched for a robust panel before settling on compat
@@ -353,7 +354,8 @@ class DecodeJob:
         return analyse(self.results, self.decoder.modulus, self.fps, self.request.display_fps)
 
     def report(self, cancelled: bool = False) -> dict:
-        """The whole document: source, capture, decoder, frames, summary, events."""
+        """The whole document: source, capture, decoder, frames, summary, events, and whether it
+        shows that no frame was dropped (``verified``, ``verdict``: :mod:`core.decode.verdict`)."""
         seq = self.analysis()
         doc = {
             "testcard_decode": 1,
@@ -369,6 +371,7 @@ class DecodeJob:
         notes = self.notes + self.decoder.hint_notes()
         if notes:
             doc["notes"] = notes
+        with_verdict(doc)   # did every frame show (the caller may ask other checks)
         return doc
 
 

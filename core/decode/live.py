@@ -39,7 +39,8 @@ from core.decode.hint import load_hint
 from core.decode.job import LOOKAHEAD, DecodeRequest, FrameReading
 from core.decode.latency import CaptureLog, CaptureSample
 from core.decode.reader import PanelReader
-from core.decode.sequence import analyse, repeat_threshold
+from core.decode.sequence import analyse, holds_unknown, repeat_threshold, unknown_figures
+from core.decode.verdict import with_verdict
 
 CHUNK = 600               # readings per analysis window (10 s at 60 Hz)
 MAX_CHUNK = 4 * CHUNK     # a window is cut here even without an index change (a frozen display)
@@ -248,7 +249,8 @@ class LiveDecode:
             room = MAX_EVENTS - len(self._closed_events)
             self._closed_events.extend(self._own(seq.events)[:max(0, room)])
             self._closed_dropped.extend(seq.summary["dropped"][: max(0, 100_000 - len(self._closed_dropped))])
-            self._closed_k.append((seq.summary["captures_per_frame"], len(done)))
+            if seq.summary["captures_per_frame"] is not None:   # a window its holds tell
+                self._closed_k.append((seq.summary["captures_per_frame"], len(done)))
         if keep_context:
             # the context frame's indices open the next window too: counted once
             ctx = self._open[k]
@@ -280,19 +282,27 @@ class LiveDecode:
             for key in _SUMMED:
                 totals[key] += seq.summary[key]
             dropped += seq.summary["dropped"]
-            ks.append((seq.summary["captures_per_frame"], len(self._open)))
+            if seq.summary["captures_per_frame"] is not None:
+                ks.append((seq.summary["captures_per_frame"], len(self._open)))
         n_k = sum(n for _, n in ks)
-        k = sum(v * n for v, n in ks) / n_k if n_k else 1.0
+        k = sum(v * n for v, n in ks) / n_k if n_k else None
         c = self.counts
         decoded = c["ok"] + c["torn"]
         first, last, changed = self._indices
         rates = bool(self.capture_fps and self.request.display_fps)
+        if rates:
+            k = self.capture_fps / self.request.display_fps
+        distinct = totals["distinct_indices"] if changed else min(1, decoded)
+        k_why = None if k is not None else (holds_unknown(decoded, distinct, True)
+                                            or "no window of the capture shows a presentation end")
         frozen = None if decoded < 2 else False if changed else (
             decoded > repeat_threshold(k) if rates else None)
         times = [s.t_s for s in islice(reversed(self.samples), 120)]
         span = times[0] - times[-1] if len(times) > 2 else 0.0
         measured = round((len(times) - 1) / span, 3) if span > 0 else None
-        display = self.request.display_fps or (round(self.capture_fps / k, 3) if self.capture_fps else None)
+        display = self.request.display_fps or (round(self.capture_fps / k, 3)
+                                               if self.capture_fps and k is not None else None)
+        unknown = unknown_figures(decoded, distinct, rates, self.capture_fps, self.request.display_fps, k_why)
         return {
             "frames": self.total, "read": self.total - c["unreadable"], "decoded": decoded,
             "ok": c["ok"], "torn": c["torn"], "undecodable": c["undecodable"], "unreadable": c["unreadable"],
@@ -303,12 +313,13 @@ class LiveDecode:
             "distinct_indices": totals["distinct_indices"],
             "jumps_back": totals["jumps_back"], "wraps": totals["wraps"],
             "first_index": first, "last_index": last,
-            "captures_per_frame": round(k, 3),
+            "captures_per_frame": None if k is None else round(k, 3),
             "captures_per_frame_from": "rates" if rates else "holds",
             "capture_fps": self.capture_fps, "capture_fps_measured": measured, "display_fps": display,
             "capture_drops": self.capture_lost, "frames_behind": int(self.source.frames_behind),
             "source_lost": int(self.source.source_lost), "elapsed_s": round(self.elapsed_s, 3),
             "modulus": self.reader.modulus, "layout": self.reader.layout, "bits": self.reader.bits,
+            "unknown": unknown,
         }
 
     def events(self) -> list[dict]:
@@ -333,6 +344,7 @@ class LiveDecode:
                "summary": self.summary(), "events": self.events()}
         if self.reader.notes:
             doc["notes"] = list(self.reader.notes)
+        with_verdict(doc)
         return doc
 
     def capture_log(self) -> CaptureLog:

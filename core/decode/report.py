@@ -153,8 +153,10 @@ def plot_image(report: dict, width: int = 1280, height: int = 640) -> np.ndarray
             cv2.line(img, (x, top + ph - 8), (x, top + ph), COLOURS[f["status"]], 2)
 
     # title and legend
+    unknown = summary.get("unknown") or {}
+    dropped = "unknown" if "dropped_count" in unknown else summary.get("dropped_count", 0)
     title = f"{summary.get('layout') or ''} {summary.get('bits', '')}-bit counter: " \
-            f"{summary.get('frames', 0)} frames, {summary.get('dropped_count', 0)} dropped, " \
+            f"{summary.get('frames', 0)} frames, {dropped} dropped, " \
             f"{summary.get('repeated', 0)} repeated, {summary.get('torn', 0)} torn, " \
             f"{summary.get('gap_frames', 0)} gap frames" + (", FROZEN" if summary.get("frozen") else "")
     text(title, left, 22, 0.5)
@@ -240,12 +242,16 @@ def summary_lines(report: dict, max_events: int = 40) -> list[str]:
         lines.append(f"note: {note}")
     lines.append(f"frames: {s['frames']}  read: {s['read']}  decoded: {s['decoded']} (ok {s['ok']}, "
                  f"torn {s['torn']})  undecodable: {s['undecodable']}  unreadable: {s['unreadable']}")
+    unknown = s.get("unknown") or {}
     dropped = s["dropped"]
     shown = ", ".join(str(i) for i in dropped[:20]) + (" ..." if len(dropped) > 20 else "")
     unlisted = s["dropped_count"] - len(dropped)
     if dropped and unlisted > 0:
         shown += f"; {unlisted} more not listed"
-    lines.append(f"dropped: {s['dropped_count']}" + (f" ({shown})" if dropped else ""))
+    if "dropped_count" in unknown:
+        lines.append(f"dropped: unknown ({unknown['dropped_count']})")
+    else:
+        lines.append(f"dropped: {s['dropped_count']}" + (f" ({shown})" if dropped else ""))
     gap_frames = s.get("gap_frames", s["undecodable"] + s["unreadable"])
     if gap_frames:
         runs = s.get("gap_runs", 0)
@@ -262,16 +268,21 @@ def summary_lines(report: dict, max_events: int = 40) -> list[str]:
     elif frozen is None and s.get("distinct_indices") == 1:
         lines.append(f"frozen: unknown -- every frame shows index {s['first_index']}; give "
                      "--capture-fps and --display-fps to tell a freeze from a capture of one frame")
-    lines.append(f"repeated: {s['repeated']}  out of order: {s['out_of_order']}  "
-                 f"jumps back: {s.get('jumps_back', 0)}  wraps: {s['wraps']}")
+    elif frozen is None:
+        lines.append(f"frozen: unknown ({unknown.get('frozen', 'fewer than two frames decoded')})")
+    counts = (("repeated", "repeated"), ("out of order", "out_of_order"), ("jumps back", "jumps_back"),
+              ("wraps", "wraps"))
+    text = "  ".join(f"{label}: {'unknown' if key in unknown else s.get(key, 0)}" for label, key in counts)
+    # why, unless the frozen line above said it
+    whys = [w for w in dict.fromkeys(unknown[key] for _, key in counts if key in unknown)
+            if not (frozen is None and w == unknown.get("frozen"))]
+    lines.append(text + (f" ({'; '.join(whys)})" if whys else ""))
     if s.get("first_index") is not None:
         lines.append(f"indices: {s['first_index']} .. {s['last_index']} ({s['distinct_indices']} distinct)")
-    rate = f"captures per displayed frame: {s['captures_per_frame']} (from {s['captures_per_frame_from']})"
-    if s.get("capture_fps"):
-        rate += f", capture {s['capture_fps']:g} fps"
-    if s.get("display_fps"):
-        rate += f", display ~{s['display_fps']:g} fps"
-    lines.append(rate)
+    else:
+        lines.append("indices: none decoded")
+    lines.append(rate_line(s))
+    lines.extend(verdict_lines(report))
     if report.get("cancelled"):
         lines.append("cancelled: the report covers the frames decoded before stopping")
     events = report.get("events", [])
@@ -282,6 +293,27 @@ def summary_lines(report: dict, max_events: int = 40) -> list[str]:
         if len(events) > max_events:
             lines.append(f"  ... {len(events) - max_events} more (--json or --csv for all)")
     return lines
+
+
+def rate_line(s: dict) -> str:
+    """Captures per displayed frame and the rates, each "unknown" where nothing supports it."""
+    unknown = s.get("unknown") or {}
+    k = s.get("captures_per_frame")
+    if k is None:
+        rate = f"captures per displayed frame: unknown ({unknown.get('captures_per_frame', 'not known')})"
+    else:
+        rate = f"captures per displayed frame: {k} (from {s['captures_per_frame_from']})"
+    rate += f", capture {s['capture_fps']:g} fps" if s.get("capture_fps") else ", capture fps unknown"
+    rate += f", display ~{s['display_fps']:g} fps" if s.get("display_fps") else ", display fps unknown"
+    return rate
+
+
+def verdict_lines(report: dict) -> list[str]:
+    """One line per check of the report's verdict (:mod:`core.decode.verdict`)."""
+    checks = (report.get("verdict") or {}).get("checks") or {}
+    word = {"passed": "passed", "failed": "FAILED", "unverified": "could not verify"}
+    return [f"{name} check: {word.get(c['result'], c['result'])}: {c['reason']}"
+            for name, c in checks.items()]
 
 
 def format_event(e: dict) -> str:

@@ -27,6 +27,10 @@ cannot be told from going backwards).
 * jump back: the counter goes back and carries on from there (a restart): one event, and
   the frames after it are a new run (its drops are judged against what it showed);
 * torn, undecodable and unreadable frames, and each wrap of the counter.
+
+A derived figure no decoded frame supports is not made up: ``captures_per_frame`` and an
+estimated ``display_fps`` are None then, and the summary's ``unknown`` names each such figure
+(counts included: nothing decoded counts no drop) with why (:func:`unknown_figures`).
 """
 
 from __future__ import annotations
@@ -212,7 +216,9 @@ def analyse(results: Sequence, modulus: int, capture_fps: float | None = None,
 
     times = [r.timestamp for r in results if r.timestamp is not None]
     duration = (max(times) - min(times)) if len(times) > 1 else None
-    if display_fps is None and capture_fps and k > 0 and not single:
+    k_why = None if rates_known else holds_unknown(decoded, len(seen), bool(runs))
+    unknown = unknown_figures(decoded, len(seen), rates_known, capture_fps, display_fps, k_why)
+    if display_fps is None and capture_fps and k_why is None:
         display_est = capture_fps / k
     else:
         display_est = display_fps
@@ -237,14 +243,57 @@ def analyse(results: Sequence, modulus: int, capture_fps: float | None = None,
         "first_index": None if hi is None else _first_index(results, modulus),
         "last_index": None if last_u is None else last_u % modulus,
         "distinct_indices": len(seen),
-        "captures_per_frame": round(k, 3),
+        "captures_per_frame": None if k_why else round(k, 3),
         "captures_per_frame_from": k_source,
         "capture_fps": capture_fps,
         "display_fps": None if display_est is None else round(display_est, 3),
         "duration_s": None if duration is None else round(duration, 6),
         "modulus": modulus,
+        "unknown": unknown,
     }
     return SequenceReport(summary, events)
+
+
+# the summary's figures that only decoded frames can support (the counts stay numbers: what was
+# seen; ``unknown`` names those no decoded frame supports, and why)
+SEQUENCE_COUNTS = ("dropped_count", "repeated", "out_of_order", "jumps_back", "wraps")
+
+
+def holds_unknown(decoded: int, distinct: int, holds: bool) -> str | None:
+    """Why the captures per presentation cannot be read from the holds (None: they can)."""
+    if decoded < 2:
+        return "no frame decoded" if decoded == 0 else "only one frame decoded"
+    if not holds:
+        return "no whole frame decoded"
+    if distinct <= 1:
+        return "one index held for the whole capture: no presentation is seen to end"
+    return None
+
+
+def unknown_figures(decoded: int, distinct: int, rates_known: bool, capture_fps: float | None,
+                    display_fps: float | None, k_why: str | None) -> dict[str, str]:
+    """The derived figures of a summary that no decoded frame supports, each with why.
+
+    Fewer than two decoded frames support no count of drops, repeats, order or wraps; one index
+    throughout at unknown rates supports no freeze and no repeat count; captures per
+    presentation unknown (``k_why``) leaves the display rate unknown unless it was given."""
+    why: dict[str, str] = {}
+    if decoded < 2:
+        base = "no frame decoded" if decoded == 0 else "only one frame decoded"
+        for key in (*SEQUENCE_COUNTS, "frozen"):
+            why[key] = base
+    elif distinct == 1 and not rates_known:
+        still = ("every decoded frame shows one index: a display frozen on it cannot be told from a "
+                 "capture of one presentation without --capture-fps and --display-fps")
+        why["frozen"] = why["repeated"] = still
+    if k_why is not None:
+        why["captures_per_frame"] = k_why
+    if display_fps is None:
+        if k_why is not None:
+            why["display_fps"] = f"captures per displayed frame unknown ({k_why})"
+        elif not capture_fps:
+            why["display_fps"] = "no capture rate (--capture-fps) and no --display-fps"
+    return why
 
 
 _ORDER = {"unreadable": 0, "undecodable": 1, "torn": 2, "wrap": 3, "jump_back": 4, "gap": 5, "drop": 6,

@@ -1,6 +1,7 @@
 """``testcard decode`` reports only what the capture shows: a stale or bad manifest is not
-believed, gaps are not drops, a whole-capture freeze fails ``--fail-on-drop`` at known rates,
-and a counter that jumps back is one event."""
+believed, gaps are not drops (nor a pass where they may hide one), a whole-capture freeze fails
+``--fail-on-drop`` at known rates (and cannot be verified without them), and a counter that
+jumps back is one event."""
 
 import csv
 import json
@@ -73,8 +74,13 @@ def test_bad_manifest_geometry_is_one_line_and_exit_2(tmp_path, capsys, field, v
 
 def test_unreadable_frames_are_gaps_not_drops(tmp_path, capsys):
     d = folder(tmp_path, [10, 11, "x", 13, 14, "x", "x", 17])
-    assert main(["decode", str(d), "--fail-on-drop"]) == 0
+    # not a failure: the gaps may have shown the three indices, or they were dropped (exit 3)
+    assert main(["decode", str(d), "--fail-on-drop"]) == 3
+    out = capsys.readouterr()
+    assert out.err == ("testcard: could not verify: 3 indices unseen across gaps of unknown content "
+                       "(shown there or dropped: unknown)\n")
     assert main(["decode", str(d), "--fail-on-gap"]) == 1
+    assert main(["decode", str(d), "--fail-on-drop", "--fail-on-gap"]) == 1   # the verified failure wins
     out = capsys.readouterr().out
     assert "dropped: 0" in out and "gaps: 3 frames of unknown content in 2 runs" in out
     rc, doc = run_json(capsys, ["decode", str(d)])
@@ -99,10 +105,10 @@ def test_csv_carries_gaps_and_events(tmp_path, capsys):
 
 def test_whole_capture_freeze_fails_only_at_known_rates(tmp_path, capsys):
     d = folder(tmp_path, [77] * 12)
-    assert main(["decode", str(d), "--fail-on-drop"]) == 0
+    assert main(["decode", str(d), "--fail-on-drop"]) == 3   # a freeze cannot be told: not verified
     out = capsys.readouterr().out
     assert "frozen: unknown" in out and "--display-fps" in out
-    assert main(["decode", str(d), "--fail-on-drop", "--capture-fps", "60"]) == 0
+    assert main(["decode", str(d), "--fail-on-drop", "--capture-fps", "60"]) == 3
     capsys.readouterr()
     rc = main(["decode", str(d), "--fail-on-drop", "--capture-fps", "60", "--display-fps", "60"])
     out = capsys.readouterr().out

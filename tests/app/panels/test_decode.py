@@ -150,3 +150,40 @@ def test_main_window_docks_the_panel_and_stops_it_on_close(qtbot, main_window):
     with qtbot.waitSignal(panel.decode_progressed, timeout=20000):
         panel.start("live", frames=endless_frames())
     # the main_window fixture closes the window and fails if the decode thread is left running
+
+
+def test_a_capture_nothing_decodes_shows_could_not_verify_not_a_pass(qtbot, panel, tmp_path):
+    compat = make_spec("counter", {"bits": 16, "layout": "compat"}, width=320, height=180, bit_depth=8,
+                       dtype="uint8")
+    folder = tmp_path / "still"
+    folder.mkdir()
+    for pos in range(30):   # thirty copies of one frame, no sidecar: the bit count never settles
+        write_frame(folder / f"f{pos:03d}.png", render(compat, 1234), 8)
+    with qtbot.waitSignal(panel.decode_finished, timeout=20000) as blocker:
+        panel.start(str(folder))
+    report = blocker.args[0]
+    assert report["verified"] is False
+    assert panel.verdict_label.isVisible()
+    assert panel.verdict_label.text().startswith("Could not verify: no frame decoded (30 undecodable of 30)")
+    assert "Verified" not in panel.verdict_label.text()
+    status = panel.status_label.text()
+    assert "drops unknown, repeats unknown" in status and "0 dropped" not in status
+    text = panel.summary_view.toPlainText()
+    assert "dropped: unknown" in text and "captures per displayed frame: unknown" in text
+    assert "display ~" not in text
+
+
+def test_a_clean_capture_shows_verified(qtbot, panel, tmp_path):
+    folder = tmp_path / "clean"
+    folder.mkdir()
+    for pos, idx in enumerate(range(200, 206)):
+        write_frame(folder / f"f{pos}.png", render(SPEC, idx), 8)
+    with qtbot.waitSignal(panel.decode_finished, timeout=20000):
+        panel.start(str(folder))
+    assert panel.verdict_label.text() == "Verified: no frame dropped and no freeze across 6 decoded frames"
+    # a drop after it: failed, and the verdict line follows the new report
+    (folder / "f5.png").unlink()
+    write_frame(folder / "f5.png", render(SPEC, 207), 8)
+    with qtbot.waitSignal(panel.decode_finished, timeout=20000):
+        panel.start(str(folder))
+    assert panel.verdict_label.text() == "Failed: 2 frames dropped"   # 205 and 206
