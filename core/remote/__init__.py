@@ -27,6 +27,7 @@ from core.remote.connections import (
     make_transport,
     parse_connection,
 )
+from core.remote.discovery import DiscoveryResponder
 from core.remote.log import LogResult, RemoteLog, log_line, not_shown_record, shown_record
 from core.remote.patch import (
     FULL_SCREEN,
@@ -39,7 +40,7 @@ from core.remote.patch import (
     to_spec_params,
     window_rect,
 )
-from core.remote.servers import DiscoveryResponder, PGeneratorServer, UpgciServer
+from core.remote.servers import PGeneratorServer, UpgciServer
 from core.remote.transport import Acknowledgement, Transport
 
 __all__ = [

@@ -9,8 +9,12 @@
   only ever sends, notices on its next send.
 * :class:`ArgyllWebClient` polls ``dispwin -dweb``: one request per connection, read until the
   server closes, and the next poll only once the patch has been presented (that poll is
-  Argyll's acknowledgement).  A refused connection (dispwin not started yet, or finished) is
-  retried with backoff.
+  Argyll's acknowledgement).  A patch not presented (replaced by another connection's patch,
+  or not shown within the acknowledgement timeout) is never acknowledged: it is shown again
+  after a second, logged, and the next poll still waits for it.  The first poll may wait for
+  its answer as long as Argyll takes to start measuring; once an answer has begun it must end
+  within ``reply_timeout_s`` (a server that never closes is given up on and polled again).  A
+  refused connection (dispwin not started yet, or finished) is retried with backoff.
 """
 
 from __future__ import annotations
@@ -19,12 +23,15 @@ import errno
 import os
 import select
 import socket
+import time
 
 from core.remote import argyll_web, resolve
 from core.remote.patch import RemoteError
 from core.remote.transport import SLICE_S, Transport, backoff, reset_close, show_address
 
 CONNECT_TIMEOUT_S = 5.0
+REPLY_TIMEOUT_S = 5.0        # an Argyll answer begun must end within this long
+RESHOW_S = 1.0               # a patch not presented is shown again after this pause
 
 
 class _Client(Transport):
@@ -158,11 +165,15 @@ class ArgyllWebClient(_Client):
     thread_name = "testcard-remote-argyll-web"
 
     def __init__(self, url: str, *, on_patch, video_levels: bool = False,
-                 first_backoff_s: float = 0.25, max_backoff_s: float = 5.0, **kwargs) -> None:
+                 first_backoff_s: float = 0.25, max_backoff_s: float = 5.0,
+                 reply_timeout_s: float = REPLY_TIMEOUT_S, **kwargs) -> None:
         host, port = argyll_web.parse_url(url)
         super().__init__(host, port, on_patch, first_backoff_s=first_backoff_s,
                          max_backoff_s=max_backoff_s, **kwargs)
+        if not 0 < reply_timeout_s < float("inf"):
+            raise ValueError(f"reply timeout: expected a positive number of seconds, got {reply_timeout_s!r}")
         self.video_levels = video_levels
+        self.reply_timeout_s = float(reply_timeout_s)
         self.polls = 0
 
     def _run(self) -> None:
@@ -183,6 +194,11 @@ class ArgyllWebClient(_Client):
             reset_close(sock)
             if data is None:
                 return
+            if isinstance(data, str):            # an answer that never ended
+                self._emit("refused", data)
+                if self._wait_retry(1, "the answer did not end"):
+                    return
+                continue
             self.polls += 1
             try:
                 patch = argyll_web.parse_response(data, video_levels=self.video_levels,
@@ -193,23 +209,67 @@ class ArgyllWebClient(_Client):
                     return
                 continue
             self._set_state(f"connected to {self.peer}: patch {self.polls}")
-            ack = self._deliver(patch)
-            if ack is not None:
-                self._await(ack, patch)
+            if not self._show(patch):
+                return
             # the next poll is the acknowledgement: Argyll measures once it arrives
 
-    def _exchange(self, sock: socket.socket) -> bytes | None:
-        """Send one poll and read until the server closes; None when stopping."""
+    def _show(self, patch) -> bool:
+        """Until the patch has been presented (then True; False when stopping): the next poll
+        acknowledges it, so a patch not presented is shown again, never acknowledged."""
+        while not self._stop.is_set():
+            ack = self._deliver(patch)
+            why = "the app refused it" if ack is None else self._await(ack, patch)
+            if why is None:
+                return True
+            if self._stop.is_set():
+                break
+            self._emit("reshow", f"{patch.describe()} was not presented ({why}); showing it again "
+                                 f"in {RESHOW_S:g} s, and not polling before it is on screen")
+            if self._sleep(RESHOW_S):
+                break
+        return False
+
+    def _exchange(self, sock: socket.socket) -> bytes | str | None:
+        """Send one poll and read until the server closes: the answer, None when stopping, or
+        one sentence when an answer begun did not end within ``reply_timeout_s``."""
         if not self._send(sock, argyll_web.poll_request(self.polls, self.host, self.port)):
             return b""
-        chunks, size = [], 0
+        chunks, size, ends = [], 0, None
         while True:
-            data = self._recv(sock, 4096)
+            if ends is not None and time.monotonic() >= ends:
+                return (f"argyll-web: the answer from {self.peer} did not end within "
+                        f"{self.reply_timeout_s:g} s ({size} bytes so far); polling again")
+            data = self._recv_within(sock, ends)
             if data is None:
                 return None
+            if data is _NOTHING:
+                continue
             if not data:
                 return b"".join(chunks)
+            if ends is None:                    # Argyll holds a poll until it has a patch;
+                ends = time.monotonic() + self.reply_timeout_s   # once it answers, it closes
             chunks.append(data)
             size += len(data)
             if size > argyll_web.MAX_RESPONSE:
                 return b"".join(chunks)  # refused by the parser, with its size
+
+    def _recv_within(self, sock: socket.socket, ends: float | None):
+        """One slice of reading: bytes, ``b""`` (closed), :data:`_NOTHING` (nothing yet; the
+        caller looks at its deadline), or None when stopping."""
+        if self._stop.is_set():
+            return None
+        try:
+            r, _, _ = select.select([sock], [], [], SLICE_S)
+        except (OSError, ValueError):
+            return b""
+        if not r:
+            return _NOTHING
+        try:
+            return sock.recv(4096)
+        except BlockingIOError:
+            return _NOTHING
+        except OSError:
+            return b""
+
+
+_NOTHING = object()   # a read slice that brought nothing

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from core.remote import argyll_web, pgenerator, resolve, upgci
 from core.remote.address import LOOPBACK, AllowList, parse_host_port, parse_listen
 from core.remote.clients import ArgyllWebClient, ResolveClient
-from core.remote.servers import DiscoveryResponder, PGeneratorServer, UpgciServer
+from core.remote.discovery import DiscoveryResponder
+from core.remote.servers import DEFAULT_REQUEST_TIMEOUT_S, PGeneratorServer, UpgciServer
 from core.remote.transport import DEFAULT_ACK_TIMEOUT_S, Transport, show_address
 
 KINDS = ("resolve", "argyll-web", "pgenerator", "upgci", "discovery")
@@ -63,7 +64,12 @@ def parse_connection(kind: str, text: str | None = None) -> Connection:
     if kind not in KINDS:
         raise ValueError(f"remote connection: {kind!r:.40} is not one of {', '.join(KINDS)}")
     option = OPTIONS[kind]
-    text = DEFAULT_ADDRESSES[kind] if text is None or not str(text).strip() else str(text)
+    if text is not None and not str(text).strip():
+        # an empty value is a mistake (a variable that expanded to nothing), not "the default"
+        raise ValueError(f"{option}: expected an address, got {str(text)!r:.40} (leave the value out "
+                         "for the default)" if kind in ("pgenerator", "upgci", "discovery")
+                         else f"{option}: expected an address, got {str(text)!r:.40}")
+    text = DEFAULT_ADDRESSES[kind] if text is None else str(text)
     if kind == "resolve":
         host, port = parse_host_port(text, resolve.DEFAULT_PORT, option)
         return Connection(kind, host, port)
@@ -83,15 +89,18 @@ def discovery_for(server: Connection) -> Connection:
 def make_transport(conn: Connection, on_patch, *, resolution: tuple[int, int],
                    video_levels: bool = False, allow=(), on_event=None, on_state=None,
                    clock=None, ack_timeout_s: float | None = DEFAULT_ACK_TIMEOUT_S,
-                   refresh_hz: float = 60.0) -> Transport:
+                   refresh_hz: float = 60.0, idle_timeout_s: float | None = None,
+                   request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S) -> Transport:
     """The transport of ``conn``, not started.  ``video_levels``: the code values are video
     levels (none of the protocols says so on the wire; the operator's ``--limited``);
     ``resolution``: what PGenerator's and UPGCI's clients are told the screen is; ``allow``:
-    the client addresses a server accepts (empty: any)."""
+    the client addresses a server accepts (empty: any); ``idle_timeout_s`` and
+    ``request_timeout_s``: the servers' rules (:mod:`core.remote.servers`)."""
     common = {"on_event": on_event, "on_state": on_state, "ack_timeout_s": ack_timeout_s}
     if clock is not None:
         common["clock"] = clock
     allow = allow if isinstance(allow, AllowList) else AllowList(allow)
+    timeouts = {"idle_timeout_s": idle_timeout_s, "request_timeout_s": request_timeout_s}
     if conn.kind == "resolve":
         return ResolveClient(conn.host, conn.port, on_patch=on_patch, video_levels=video_levels, **common)
     if conn.kind == "argyll-web":
@@ -99,9 +108,9 @@ def make_transport(conn: Connection, on_patch, *, resolution: tuple[int, int],
                                video_levels=video_levels, **common)
     if conn.kind == "pgenerator":
         return PGeneratorServer((conn.host, conn.port), on_patch=on_patch, resolution=resolution,
-                                video_levels=video_levels, allow=allow, **common)
+                                video_levels=video_levels, allow=allow, **timeouts, **common)
     if conn.kind == "upgci":
         return UpgciServer((conn.host, conn.port), on_patch=on_patch, resolution=resolution,
                            refresh_hz=max(1, round(refresh_hz)), video_levels=video_levels,
-                           allow=allow, **common)
+                           allow=allow, **timeouts, **common)
     return DiscoveryResponder((conn.host, conn.port), allow=allow, **common)

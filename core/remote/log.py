@@ -1,4 +1,4 @@
-"""The remote log: one JSON object a line, streamed to one file opened once.
+"""The remote log: one JSON object a line, written as testcard serves.
 
 What calibration software asked for and when it was on screen: a ``shown`` record per patch
 (its receive time, the frame index and present time of the first frame that showed it,
@@ -6,24 +6,34 @@ receive-to-present latency, the source and the patch), a ``not-shown`` record fo
 never reached the screen, and the transports' own events (listening, connected, refused, ...).
 
 :class:`RemoteLog` takes records from any thread (:meth:`RemoteLog.write` never blocks and
-never raises); a thread of its own writes them into one buffered file, each line flushed as it
-is written.  The file goes through :func:`core.atomic.atomic_path`, as the timeline's record
-does: until :meth:`RemoteLog.close` the lines are in the temporary file beside the target,
-and closing puts the file in place whole; a failed write leaves the target as it was.
+never raises) into a bounded queue (:attr:`RemoteLog.MAX_QUEUED` records: a flood of requests
+faster than the disk drops records, counted, and a ``dropped`` record says how many, rather
+than growing memory).  A thread of its own writes them as they come, whole lines per
+``write()``, appended to the file (a log that exists is continued, never replaced), and fsyncs
+at most every :attr:`RemoteLog.FSYNC_S`: a process killed (even SIGKILL) leaves every line
+written before it, and a power cut every line up to the last fsync.  The file is capped:
+past ``max_bytes`` it is renamed ``FILE.1`` (replacing an older ``FILE.1``) and a new ``FILE``
+begun, so the log never takes more than about twice ``max_bytes``.  A stream (``-``, a pipe)
+is written the same way, never rotated.  :meth:`RemoteLog.close` writes what is queued (at
+most the queue's bound) and returns at once.
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import json
 import math
+import os
 import queue
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
-from core.atomic import atomic_path, require_writable
+from core.atomic import is_stream, require_writable, write_target
+
+DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 
 
 def _utc_now() -> str:
@@ -50,84 +60,163 @@ def log_line(record: dict) -> str:
 
 @dataclass(frozen=True)
 class LogResult:
-    """How a log ended: the file, the lines written, and the error that stopped it (one
-    sentence; None when the file is complete)."""
+    """How a log ended: the file, the lines written, the records dropped because the disk could
+    not keep up, and the error that stopped it (one sentence; None when every line queued was
+    written)."""
 
     path: str
     lines: int
     error: str | None = None
+    dropped: int = 0
 
 
 class RemoteLog:
     """A JSON-lines file written record by record while testcard serves (see the module).
 
     Refuses (``ValueError``, one sentence naming the path) a file that cannot be written,
-    before the first record.  ``utc`` (injectable) stamps each record with the wall-clock
-    time it was written, to line the log up with the calibration program's own.
+    before the first record, and a ``max_bytes`` under 4 KiB.  ``utc`` (injectable) stamps each
+    record with the wall-clock time it was queued, to line the log up with the calibration
+    program's own.
     """
 
-    BUFFER_BYTES = 1 << 16
+    MAX_QUEUED = 10_000       # records waiting for the disk, at most (a few MB)
+    BATCH = 256               # records per write() call
+    FSYNC_S = 1.0
+    MIN_BYTES = 4096
 
-    def __init__(self, path, *, utc: Callable[[], str] = _utc_now,
+    def __init__(self, path, *, utc: Callable[[], str] = _utc_now, max_bytes: int = DEFAULT_MAX_BYTES,
                  thread_name: str = "testcard-remote-log"):
         self.path = str(path)
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < self.MIN_BYTES:
+            raise ValueError(f"log size cap: expected a whole number of bytes, at least "
+                             f"{self.MIN_BYTES}, got {max_bytes!r}")
+        self.max_bytes = max_bytes
         require_writable(self.path)
         self.lines = 0
+        self.dropped = 0
+        self.rotations = 0
         self._utc = utc
         self._error: str | None = None
         self._closed = False
-        self._stack = contextlib.ExitStack()
+        self._stream = is_stream(self.path)
+        self._target: Path | None = None if self._stream else write_target(self.path)
         try:
-            tmp = self._stack.enter_context(atomic_path(self.path))
-            self._fh = self._stack.enter_context(open(tmp, "w", encoding="utf-8", newline="\n",
-                                                      buffering=self.BUFFER_BYTES))
+            self._fd = self._open()
+            self._size = 0 if self._stream else os.fstat(self._fd).st_size
         except OSError as exc:
-            self._stack.close()
             raise ValueError(f"cannot write {self.path}: {exc.strerror or exc}") from None
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._queue: queue.Queue = queue.Queue(self.MAX_QUEUED)
+        self._lost = 0                           # dropped since the last dropped record
+        self._lost_lock = threading.Lock()
+        self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=thread_name, daemon=True)
         self._thread.start()
+
+    def _open(self) -> int:
+        if self.path == "-":
+            return os.dup(1)
+        where = self.path if self._target is None else self._target
+        return os.open(where, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
 
     @property
     def error(self) -> str | None:
         return self._error
 
     def write(self, record: dict) -> None:
-        """Queue one record (a dict the caller no longer changes); from any thread."""
-        if not self._closed and self._error is None:
-            self._queue.put(dict(record, utc=self._utc()))
+        """Queue one record (a dict the caller no longer changes); from any thread.  Never
+        blocks: with :attr:`MAX_QUEUED` records waiting, the record is dropped and counted."""
+        if self._closed or self._error is not None:
+            return
+        try:
+            self._queue.put_nowait(dict(record, utc=self._utc()))
+        except queue.Full:
+            with self._lost_lock:
+                self._lost += 1
+                self.dropped += 1
 
+    # -- the writer thread
     def _run(self) -> None:
-        while (record := self._queue.get()) is not None:
-            if self._error is not None:
-                continue
+        synced = time.monotonic()
+        dirty = False
+        while True:
             try:
-                self._fh.write(log_line(record) + "\n")
-                self._fh.flush()
-                self.lines += 1
-            except (OSError, ValueError) as exc:
-                self._error = f"cannot write {self.path}: {getattr(exc, 'strerror', None) or exc}"
+                batch = [self._queue.get(timeout=self.FSYNC_S / 4)]
+            except queue.Empty:
+                batch = []
+            while batch and len(batch) < self.BATCH:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            with self._lost_lock:
+                lost, self._lost = self._lost, 0
+            if lost:
+                batch.insert(0, {"kind": "dropped", "source": "log", "count": lost, "utc": self._utc(),
+                                 "message": f"{lost} records dropped: they came faster than the "
+                                            "log could be written"})
+            if batch and self._error is None:
+                self._append(batch)
+                dirty = True
+            now = time.monotonic()
+            if dirty and (now - synced >= self.FSYNC_S or self._stop.is_set()):
+                self._sync()
+                synced, dirty = now, False
+            if self._stop.is_set() and self._queue.empty():
+                return
+
+    def _append(self, batch: list[dict]) -> None:
+        """Whole lines, one ``write()`` per run of lines that fits under the cap (a line never
+        straddles a rotation)."""
+        try:
+            run: list[bytes] = []
+            size = self._size
+            for record in batch:
+                line = (log_line(record) + "\n").encode("utf-8")
+                if not self._stream and size and size + len(line) > self.max_bytes:
+                    self._write_lines(run)
+                    run = []
+                    self._rotate()
+                    size = 0
+                run.append(line)
+                size += len(line)
+            self._write_lines(run)
+        except OSError as exc:
+            self._error = f"cannot write {self.path}: {exc.strerror or exc}"
+
+    def _write_lines(self, lines: list[bytes]) -> None:
+        view = memoryview(b"".join(lines))
+        self._size += len(view)
+        while view:
+            view = view[os.write(self._fd, view):]
+        self.lines += len(lines)
+
+    def _rotate(self) -> None:
+        """The file over its cap becomes ``FILE.1``; a new one is begun."""
+        self._sync()
+        os.close(self._fd)
+        os.replace(self._target, self._target.with_name(self._target.name + ".1"))
+        self._fd = self._open()
+        self._size = 0
+        self.rotations += 1
+
+    def _sync(self) -> None:
+        try:
+            os.fsync(self._fd)
+        except OSError:
+            pass                                 # a pipe or a terminal: nothing to sync
 
     def close(self) -> LogResult:
-        """Write what is queued, flush and fsync, and put the file in place; says how it went."""
-        if self._closed:
-            return LogResult(self.path, self.lines, self._error)
-        self._closed = True
-        self._queue.put(None)
-        self._thread.join()
-        if self._error is None:
+        """Write what is queued, fsync, close; says how it went.  Returns within the time it
+        takes to write at most :attr:`MAX_QUEUED` records."""
+        if not self._closed:
+            self._closed = True
+            self._stop.set()
+            self._thread.join()
             try:
-                self._stack.close()
-            except (OSError, ValueError) as exc:
-                self._error = f"cannot write {self.path}: {getattr(exc, 'strerror', None) or exc}"
-        else:
-            with contextlib.suppress(Exception):
-                self._stack.__exit__(_Failed, _Failed(self._error), None)
-        return LogResult(self.path, self.lines if self._error is None else 0, self._error)
-
-
-class _Failed(Exception):
-    """Unwinds the log's file with an exception, so that the target stays as it was."""
+                os.close(self._fd)
+            except OSError as exc:
+                self._error = self._error or f"cannot write {self.path}: {exc.strerror or exc}"
+        return LogResult(self.path, self.lines, self._error, self.dropped)
 
 
 def shown_record(patch, frame: int | None, present_s: float | None, note: str | None = None,

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from dataclasses import dataclass
 
-from core.levels import Levels, rescale_code
+from core.levels import Levels, parse_number, rescale_code
 from core.patterns import rect_geometry
 
 SOURCES = ("resolve", "argyll-web", "pgenerator", "upgci")
@@ -37,6 +38,28 @@ class RemoteError(ValueError):
 
 Colour = tuple[int, int, int]
 Rect = tuple[float, float, float, float]
+
+
+_WIRE_INT = re.compile(r"[+-]?[0-9]{1,12}")
+
+
+def wire_number(text: str, what: str, *, integer: bool = False) -> int | float:
+    """A number field as it came on the wire: the one check every protocol's fields go through.
+
+    ``integer``: decimal digits with an optional sign and nothing else (``254.9999999999999999``,
+    ``255.0``, ``1e2`` and ``0x10`` are refused: a float that rounds to an integer is not one);
+    otherwise a finite number (:func:`core.levels.parse_number`).  :class:`RemoteError` names
+    ``what``."""
+    raw = text.strip() if isinstance(text, str) else text
+    if integer:
+        if isinstance(raw, str) and _WIRE_INT.fullmatch(raw):
+            return int(raw)
+        shown = repr(raw)[:40] if isinstance(raw, str) else type(raw).__name__
+        raise RemoteError(f"{what}: expected an integer, got {shown}")
+    try:
+        return parse_number(raw, what)
+    except ValueError as e:
+        raise RemoteError(str(e)) from None
 
 
 def check_codes(values, bits: int, what: str) -> Colour:

@@ -29,8 +29,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from core.levels import parse_number
-from core.remote.patch import RemoteError, RemotePatch, check_codes, clip_rect
+from core.remote.patch import RemoteError, RemotePatch, check_codes, clip_rect, wire_number
 
 DEFAULT_PORT = 85
 DISCOVERY_PORT = 1977
@@ -63,6 +62,11 @@ class PGeneratorFramer:
         self._buf = bytearray()
         self.broken = False
 
+    @property
+    def pending(self) -> bool:
+        """Part of a request has arrived and its end has not (a slow sender is timed on it)."""
+        return bool(self._buf)
+
     def feed(self, data: bytes) -> list[str | RemoteError]:
         if self.broken:
             return []
@@ -93,9 +97,9 @@ def frame_request(text: str) -> bytes:
     return text.encode("ascii") + END
 
 
-def _ints(text: str, count: int | tuple[int, ...], what: str, *, codes: bool = False) -> list[int]:
-    """Comma-separated numbers: code values must be integers; pixel values are truncated
-    toward zero as PGenerator's ``int()`` does."""
+def _ints(text: str, count: int | tuple[int, ...], what: str) -> list[int]:
+    """Comma-separated integers (:func:`~core.remote.patch.wire_number`): code values and pixel
+    values alike; HCFR writes every one with ``%d``."""
     parts = [p.strip() for p in text.split(",")]
     counts = (count,) if isinstance(count, int) else count
     if len(parts) not in counts:
@@ -104,11 +108,7 @@ def _ints(text: str, count: int | tuple[int, ...], what: str, *, codes: bool = F
                           f"got {text[:40]!r}")
     out = []
     for p in parts:
-        try:
-            v = parse_number(p, f"pgenerator: {what}", integer=codes)
-        except ValueError as e:
-            raise RemoteError(str(e)) from None
-        out.append(int(v))
+        out.append(int(wire_number(p, f"pgenerator: {what}", integer=True)))
     return out
 
 
@@ -121,10 +121,10 @@ def _rectangle(draw: str, fields: list[str], resolution: tuple[int, int], *, vid
     w, h = _ints(dim, 2, "DIM")
     if w <= 0 or h <= 0:
         raise RemoteError(f"pgenerator: DIM {w},{h} is not a patch (both must be above 0)")
-    color = check_codes(_ints(rgb, 3, "R,G,B", codes=True), bits, "pgenerator: colour")
+    color = check_codes(_ints(rgb, 3, "R,G,B"), bits, "pgenerator: colour")
     background = (0, 0, 0)
     if bg.strip():
-        values = _ints(bg, 3, "BG", codes=True)
+        values = _ints(bg, 3, "BG")
         if all(v >= 0 for v in values):  # -1,-1,-1: "leave the background", drawn black here
             background = check_codes(values, bits, "pgenerator: background")
     width, height = resolution

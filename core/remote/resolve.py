@@ -29,7 +29,6 @@ import time
 from xml.etree import ElementTree as ET
 from xml.parsers import expat
 
-from core.levels import parse_number
 from core.remote.patch import (
     FULL_SCREEN,
     MAX_BITS,
@@ -38,6 +37,7 @@ from core.remote.patch import (
     RemotePatch,
     clip_rect,
     convert_codes,
+    wire_number,
 )
 
 DEFAULT_PORT = 20002
@@ -140,10 +140,8 @@ def _number(el: ET.Element, name: str, what: str, *, integer: bool, default=None
         if default is None:
             raise RemoteError(f"resolve: <{el.tag}> has no {name}")
         return default
-    try:
-        return parse_number(raw.strip().replace(",", "."), f"resolve: {what} {name}", integer=integer)
-    except ValueError as e:
-        raise RemoteError(str(e)) from None
+    text = raw.strip() if integer else raw.strip().replace(",", ".")   # decimal commas: geometry
+    return wire_number(text, f"resolve: {what} {name}", integer=integer)
 
 
 def _colour(el: ET.Element, what: str, default_bits: int) -> tuple[tuple[int, int, int], int]:

@@ -1,5 +1,5 @@
-"""The transports where calibration software connects to testcard: PGenerator's classic protocol,
-the Calman-style UPGCI protocol, and PGenerator's UDP discovery.
+"""The transports where calibration software connects to testcard: PGenerator's classic protocol
+and the Calman-style UPGCI protocol (PGenerator's UDP discovery: :mod:`core.remote.discovery`).
 
 A server binds in ``start()`` (so a taken or bad address is one :class:`RemoteError` at once),
 to 127.0.0.1 unless an address is given, and says where it listens.  An optional allow-list
@@ -7,37 +7,89 @@ refuses other client addresses (closed with a reset, and a log line).  Each clie
 thread; at most ``max_clients`` at once.  Requests are bounded (4 KiB PGenerator, 1 KiB UPGCI);
 bad input is a log line and ``ERR`` (PGenerator) or a clean close (UPGCI, which has no error
 reply), never a crash.  A patch is acknowledged on the wire (PGenerator's ``OK``, UPGCI's 0x06)
-only once the app has presented it, or after the acknowledgement timeout with a log line.
+only once the app has presented it; a patch replaced before it was presented, or not presented
+within the acknowledgement timeout, is answered ``ERR`` (PGenerator) or closes the connection
+(UPGCI), with the reason in the log.
+
+A peer cannot hold the server (the rules, in this order):
+
+* **slots**: an idle client is never closed for idleness alone while a slot is free (a
+  calibration program may sit for minutes between patches while the meter is placed).  When
+  every slot is taken and another client connects, the client idle longest -- no request of
+  its own being shown, counted from its last complete request -- is closed to make room, with
+  the reason in the log.  Only when every client has a patch waiting to be shown is the new
+  one refused.
+* ``idle_timeout_s`` (default None: never): a client that sends no request for this long is
+  closed even with slots free.
+* ``request_timeout_s`` (default 10 s): a request begun must end within this long (a sender
+  that dribbles bytes, or stops half-way, is closed).
+* a reply the peer does not read within 2 s closes it; every wait is sliced, so ``stop()``
+  returns within a fraction of a second.
 """
 
 from __future__ import annotations
 
+import select
 import socket
 import threading
+import time
+from dataclasses import dataclass, field
 
 from core import version as testcard_version
 from core.remote import pgenerator, upgci
 from core.remote.address import LOOPBACK, AllowList
 from core.remote.patch import RemoteError
-from core.remote.transport import JOIN_S, Transport, reset_close, show_address
+from core.remote.transport import SLICE_S, Transport, reset_close, show_address
+
+DEFAULT_REQUEST_TIMEOUT_S = 10.0
+MAX_TIMEOUT_S = 86400.0
 
 
-class _Server(Transport):
-    """Bind, accept, allow-list, one thread per client."""
+def check_timeout(value, what: str, *, none_ok: bool = True) -> float | None:
+    """A timeout in seconds: finite, above 0, at most a day (None: none, where allowed)."""
+    if value is None and none_ok:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_TIMEOUT_S:
+        raise ValueError(f"{what}: expected a number of seconds above 0 and at most "
+                         f"{MAX_TIMEOUT_S:g}, got {value!r}")
+    return float(value)
+
+
+@dataclass(eq=False)
+class _Peer:
+    """One client's slot: its socket, when it last finished a request, whether a patch of its
+    own is being shown (it is then never closed to make room), and why it is being closed."""
+
+    conn: socket.socket
+    name: str
+    last_s: float
+    busy: bool = False
+    closing: str | None = None
+    thread: threading.Thread | None = field(default=None, repr=False)
+
+
+class Server(Transport):
+    """Bind, accept, allow-list, one thread per client, the slot and timeout rules."""
 
     kind = socket.SOCK_STREAM
     title = "server"
 
     def __init__(self, address: tuple[str, int], on_patch=None, *, allow=(), max_clients: int = 4,
-                 **kwargs) -> None:
+                 idle_timeout_s: float | None = None,
+                 request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S, **kwargs) -> None:
         super().__init__(on_patch, **kwargs)
+        if isinstance(max_clients, bool) or not isinstance(max_clients, int) or max_clients < 1:
+            raise ValueError(f"max clients: expected a whole number above 0, got {max_clients!r}")
         self.address = (address[0] or LOOPBACK, int(address[1]))
         self.allow = allow if isinstance(allow, AllowList) else AllowList(allow)
         self.max_clients = max_clients
+        self.idle_timeout_s = check_timeout(idle_timeout_s, "idle timeout")
+        self.request_timeout_s = check_timeout(request_timeout_s, "request timeout", none_ok=False)
         self.bound: tuple[str, int] | None = None
         self._listener: socket.socket | None = None
-        self._clients: dict[threading.Thread, tuple[socket.socket, str]] = {}
+        self._peers: list[_Peer] = []
         self._clients_lock = threading.Lock()
+        self._monotonic = time.monotonic       # socket timeouts: not the patches' clock
 
     def _prepare(self) -> None:
         host, port = self.address
@@ -62,7 +114,7 @@ class _Server(Transport):
 
     def _show_clients(self) -> None:
         with self._clients_lock:
-            peers = [peer for _sock, peer in self._clients.values()]
+            peers = [p.name for p in self._peers if p.closing is None]
         if self.bound is None:
             return
         if not peers:
@@ -86,13 +138,30 @@ class _Server(Transport):
         if listener is not None:
             listener.close()
         with self._clients_lock:
-            threads = list(self._clients)
+            threads = [p.thread for p in self._peers if p.thread is not None]
+        deadline = self._monotonic() + 0.5
         for t in threads:
-            t.join(JOIN_S / max(1, len(threads)))
+            t.join(max(0.0, deadline - self._monotonic()))
 
     def _refuse(self, conn: socket.socket, peer: str, why: str) -> None:
         self._emit("refused", f"refused {peer}: {why}", peer=peer)
         reset_close(conn)
+
+    def _make_room(self, newcomer: str) -> bool:
+        """All slots taken: close the client idle longest (none with a patch being shown) to
+        make room for ``newcomer``; False when every client is busy."""
+        now = self._monotonic()
+        with self._clients_lock:
+            live = [p for p in self._peers if p.closing is None]
+            if len(live) < self.max_clients:
+                return True
+            idle = [p for p in live if not p.busy]
+            if not idle:
+                return False
+            victim = min(idle, key=lambda p: p.last_s)
+            victim.closing = (f"closed to make room for {newcomer}: idle for {now - victim.last_s:.1f} s "
+                              f"with all {self.max_clients} slots taken")
+        return True
 
     def _run(self) -> None:
         listener = self._listener
@@ -107,29 +176,29 @@ class _Server(Transport):
             if not self.allow.allows(addr[0]):
                 self._refuse(conn, peer, "not on the allow-list")
                 continue
-            with self._clients_lock:
-                busy = len(self._clients) >= self.max_clients
-            if busy:
-                self._refuse(conn, peer, f"already {self.max_clients} clients")
+            if not self._make_room(peer):
+                self._refuse(conn, peer, f"all {self.max_clients} clients have a patch being shown")
                 continue
-            thread = threading.Thread(target=self._client, args=(conn, peer), daemon=True,
-                                      name=f"{self.thread_name}-client")
+            record = _Peer(conn, peer, self._monotonic())
+            record.thread = threading.Thread(target=self._client, args=(record,), daemon=True,
+                                             name=f"{self.thread_name}-client")
             with self._clients_lock:
-                self._clients[thread] = (conn, peer)
-            thread.start()
+                self._peers.append(record)
+            record.thread.start()
 
-    def _client(self, conn: socket.socket, peer: str) -> None:
+    def _client(self, record: _Peer) -> None:
+        conn, peer = record.conn, record.name
         self._emit("connected", f"{peer} connected", peer=peer)
         self._show_clients()
         reason = "ended"
         try:
-            conn.settimeout(2.0)  # sends only; reads wait in select
-            reason = self._session(conn, peer)
+            conn.settimeout(2.0)  # sends and reads wait in select, sliced
+            reason = self._session(record)
         except Exception as e:  # one client's fault never stops the server
             reason = f"closed after an unexpected error: {type(e).__name__}: {e}"
             self._emit("error", f"{peer}: {reason}", peer=peer)
         finally:
-            if self._stop.is_set():
+            if self._stop.is_set() or record.closing is not None:
                 reset_close(conn)
             else:
                 try:
@@ -138,16 +207,54 @@ class _Server(Transport):
                     pass
                 conn.close()
             with self._clients_lock:
-                self._clients.pop(threading.current_thread(), None)
+                if record in self._peers:
+                    self._peers.remove(record)
             self._emit("disconnected", f"{peer}: {reason}", peer=peer)
             if not self._stop.is_set():
                 self._show_clients()
 
-    def _session(self, conn: socket.socket, peer: str) -> str:
+    def _read(self, record: _Peer, framer) -> bytes | None:
+        """The client's next bytes: ``b""`` when it closed or must be closed (then
+        ``record.closing`` says why), None when stopping."""
+        conn = record.conn
+        began = self._monotonic() if framer.pending else None
+        while not self._stop.is_set():
+            if record.closing is not None:
+                return b""
+            data = self._recv_slice(conn)
+            if data is not None:
+                return data
+            now = self._monotonic()
+            if began is not None and now - began >= self.request_timeout_s:
+                record.closing = f"a request begun {self.request_timeout_s:g} s ago has not ended; closed"
+            elif began is None and self.idle_timeout_s is not None \
+                    and now - record.last_s >= self.idle_timeout_s:
+                record.closing = f"no request for {self.idle_timeout_s:g} s (the idle timeout); closed"
+        return None
+
+    def _recv_slice(self, conn: socket.socket) -> bytes | None:
+        """What one slice brings: bytes, ``b""`` (closed or reset), or None (nothing yet)."""
+        try:
+            r, _, _ = select.select([conn], [], [], SLICE_S)
+        except (OSError, ValueError):
+            return b""
+        if not r:
+            return None
+        try:
+            return conn.recv(65536)
+        except BlockingIOError:
+            return None
+        except (ConnectionError, TimeoutError, OSError):
+            return b""
+
+    def _finished(self, record: _Peer) -> None:
+        record.last_s = self._monotonic()
+
+    def _session(self, record: _Peer) -> str:
         raise NotImplementedError
 
 
-class PGeneratorServer(_Server):
+class PGeneratorServer(Server):
     """Server of PGenerator's classic protocol (see :mod:`core.remote.pgenerator`)."""
 
     source = "pgenerator"
@@ -162,14 +269,15 @@ class PGeneratorServer(_Server):
         self.video_levels = video_levels
         self.version = version or f"testcard-{testcard_version()}"
 
-    def _session(self, conn: socket.socket, peer: str) -> str:
+    def _session(self, record: _Peer) -> str:
+        conn, peer = record.conn, record.name
         framer = pgenerator.PGeneratorFramer()
         while True:
-            data = self._recv(conn)
+            data = self._read(record, framer)
             if data is None:
                 return "stopped"
             if not data:
-                return "the client closed the connection"
+                return record.closing or "the client closed the connection"
             for request in framer.feed(data):
                 if isinstance(request, RemoteError):
                     self._emit("refused", str(request), peer=peer)
@@ -183,20 +291,26 @@ class PGeneratorServer(_Server):
                     self._emit("refused" if answer.reply == "ERR" else "ignored", answer.note, peer=peer)
                 reply = answer.reply
                 if answer.patch is not None:
-                    ack = self._deliver(answer.patch)
-                    if ack is None:
-                        reply = "ERR"
-                    elif not self._await(ack, answer.patch) and self._stop.is_set():
+                    record.busy = True
+                    try:
+                        ack = self._deliver(answer.patch)
+                        # OK only for a patch presented; replaced, refused or timed out: ERR
+                        if ack is None or self._await(ack, answer.patch) is not None:
+                            reply = "ERR"
+                    finally:
+                        record.busy = False
+                    if self._stop.is_set():
                         return "stopped"
                 if reply is not None and not self._send(conn, pgenerator.frame_request(reply)):
                     return "sending failed"
+                self._finished(record)
                 if answer.close:
                     return "the client sent QUIT"
             if framer.broken:  # answered ERR above
                 return f"a request over {pgenerator.MAX_REQUEST} bytes; closed"
 
 
-class UpgciServer(_Server):
+class UpgciServer(Server):
     """Server of the Calman-style protocol (see :mod:`core.remote.upgci`)."""
 
     source = "upgci"
@@ -213,17 +327,18 @@ class UpgciServer(_Server):
         self.version = version or f"testcard-{testcard_version()}"
         self.serial = serial
 
-    def _session(self, conn: socket.socket, peer: str) -> str:
+    def _session(self, record: _Peer) -> str:
+        conn, peer = record.conn, record.name
         framer = upgci.UpgciFramer()
         session = upgci.UpgciSession(resolution=self.resolution, refresh_hz=self.refresh_hz,
                                      video_levels=self.video_levels, serial=self.serial,
                                      firmware=self.version)
         while True:
-            data = self._recv(conn)
+            data = self._read(record, framer)
             if data is None:
                 return "stopped"
             if not data:
-                return "the client closed the connection"
+                return record.closing or "the client closed the connection"
             for request in framer.feed(data):
                 if isinstance(request, RemoteError):
                     self._emit("refused", f"{request}; closing", peer=peer)
@@ -234,57 +349,24 @@ class UpgciServer(_Server):
                     self._emit("refused" if answer.close and answer.reply is None else "ignored",
                                answer.note, peer=peer)
                 if answer.patch is not None:
-                    ack = self._deliver(answer.patch)
-                    if ack is None:
-                        return "the patch could not be shown; closed (no error reply in UPGCI)"
-                    if not self._await(ack, answer.patch) and self._stop.is_set():
+                    record.busy = True
+                    try:
+                        ack = self._deliver(answer.patch)
+                        why = "the app refused it" if ack is None else self._await(ack, answer.patch)
+                    finally:
+                        record.busy = False
+                    if self._stop.is_set():
                         return "stopped"
+                    if why is not None:    # no error reply in UPGCI: never the ACK, close instead
+                        record.closing = (f"the patch was not presented ({why}); closed, since this "
+                                          "protocol has no error reply")
+                        self._emit("refused", f"{answer.patch.describe()}: {record.closing}", peer=peer)
+                        return record.closing
                 if answer.reply is not None and not self._send(conn, answer.reply):
                     return "sending failed"
+                self._finished(record)
                 if answer.close:
                     return f"the client sent {request.partition(':')[0][:20]}" if answer.reply \
-                        else "closed after a malformed patch"
+                        else (answer.note or "closed")
             if framer.broken:
                 return f"a request over {upgci.MAX_REQUEST} bytes; closed"
-
-
-class DiscoveryResponder(_Server):
-    """Answers PGenerator's UDP discovery (``Who is a PGenerator`` -> ``I am a PGenerator NAME``).
-    Binds 127.0.0.1 unless given an address; to be found on a network, bind 0.0.0.0."""
-
-    kind = socket.SOCK_DGRAM
-    source = "pgenerator"
-    title = "PGenerator discovery"
-    thread_name = "testcard-remote-discovery"
-
-    def __init__(self, address: tuple[str, int] = (LOOPBACK, pgenerator.DISCOVERY_PORT), *,
-                 name: str = "testcard", **kwargs) -> None:
-        super().__init__(address, None, **kwargs)
-        self.name = name
-
-    def _prepare(self) -> None:
-        super()._prepare()
-        if self._listener is not None:
-            self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
-
-    def _run(self) -> None:
-        sock = self._listener
-        while sock is not None and not self._stop.is_set():
-            if self._readable(sock) is None:
-                return
-            try:
-                data, addr = sock.recvfrom(2048)
-            except OSError:
-                continue
-            peer = show_address(addr)
-            if not self.allow.allows(addr[0]):
-                self._emit("refused", f"discovery from {peer} ignored: not on the allow-list", peer=peer)
-                continue
-            reply = pgenerator.discovery_reply(data, self.name)
-            if reply is None:
-                continue
-            try:
-                sock.sendto(reply, addr)
-                self._emit("discovery", f"answered discovery from {peer}", peer=peer)
-            except OSError as e:
-                self._emit("error", f"cannot answer discovery from {peer}: {e.strerror or e}")

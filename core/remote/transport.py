@@ -2,9 +2,12 @@
 
 A transport runs on its own thread (stdlib sockets only).  For each patch it calls
 ``on_patch(patch)``, which returns an :class:`Acknowledgement`; the app sets it once the patch
-has been *presented* (the frame index and present time of the first frame that showed it).
-Where the protocol lets the generator acknowledge, the transport does so on the wire only
-after that (or, after ``ack_timeout_s``, with a log line saying the patch was not seen).
+has been *presented* (the frame index and present time of the first frame that showed it), or
+fails it with the reason the patch will never be shown (replaced by a later patch before any
+frame showed it, refused).  Where the protocol lets the generator acknowledge, the transport
+sends its success reply only for a patch presented; a patch failed, or not presented within
+``ack_timeout_s`` (the transport then fails it itself), gets the protocol's error, or where
+there is none the connection is closed with the reason in the log.  Never the success reply.
 
 ``on_event(dict)`` receives JSON-able log records ``{"time", "source", "kind", "message", ...}``
 (``time`` on the transport's clock, ``time.monotonic`` unless injected, the clock of a patch's
@@ -26,27 +29,51 @@ from core.remote.patch import RemotePatch
 
 SLICE_S = 0.05            # how long any blocking wait lasts before the stop flag is looked at
 JOIN_S = 1.0
+SEND_TIMEOUT_S = 2.0      # a peer that reads none of a reply for this long is given up on
 DEFAULT_ACK_TIMEOUT_S = 5.0
 
 
 class Acknowledgement:
-    """Set by the app when a patch has been presented; waited on by the transport."""
+    """Settled once, by whoever comes first: :meth:`set` (the app: the patch was presented) or
+    :meth:`fail` (the app: it never will be; the transport: its timeout passed).  Waited on by
+    the transport, which replies on the wire from how it was settled."""
 
     def __init__(self) -> None:
         self._done = threading.Event()
+        self._lock = threading.Lock()
         self.frame_index: int | None = None
         self.present_s: float | None = None
+        self.failed: str | None = None        # why the patch was not presented
 
-    def set(self, frame_index: int, present_s: float) -> None:
-        """The first frame that showed the patch: its index and its present time."""
-        self.frame_index, self.present_s = int(frame_index), float(present_s)
-        self._done.set()
+    def set(self, frame_index: int, present_s: float) -> bool:
+        """The first frame that showed the patch: its index and its present time.  False (and
+        nothing changed) when the acknowledgement was failed first: the client was told no."""
+        with self._lock:
+            if self._done.is_set():
+                return False
+            self.frame_index, self.present_s = int(frame_index), float(present_s)
+            self._done.set()
+            return True
+
+    def fail(self, why: str) -> bool:
+        """The patch will not be presented (one sentence why); False when already settled."""
+        with self._lock:
+            if self._done.is_set():
+                return False
+            self.failed = str(why)
+            self._done.set()
+            return True
 
     def is_set(self) -> bool:
+        """Presented (not merely settled: a failed acknowledgement is not set)."""
+        return self._done.is_set() and self.failed is None
+
+    def settled(self) -> bool:
         return self._done.is_set()
 
     def wait(self, timeout: float | None = None) -> bool:
-        return self._done.wait(timeout)
+        """Wait until settled; True when presented."""
+        return self._done.wait(timeout) and self.failed is None
 
 
 OnPatch = Callable[[RemotePatch], Acknowledgement]
@@ -104,10 +131,14 @@ class Transport:
         self._thread = threading.Thread(target=self._main, name=self.thread_name, daemon=True)
         self._thread.start()
 
-    def stop(self) -> None:
-        """Stop and join (within about a second); safe to call twice or before start."""
+    def request_stop(self) -> None:
+        """Ask the thread to stop without waiting (stop several transports at once, then join)."""
         self._stop.set()
         self._interrupt()
+
+    def stop(self) -> None:
+        """Stop and join (within a fraction of a second); safe to call twice or before start."""
+        self.request_stop()
         thread, self._thread = self._thread, None
         if thread is not None and thread is not threading.current_thread():
             thread.join(JOIN_S)
@@ -177,20 +208,34 @@ class Transport:
             return None
         return ack
 
-    def _await(self, ack: Acknowledgement, patch: RemotePatch) -> bool:
-        """Wait until ``ack`` is set (True), the timeout passes or the transport stops (False)."""
+    def _await(self, ack: Acknowledgement, patch: RemotePatch) -> str | None:
+        """Wait until ``ack`` is settled: None when the patch was presented, else why not (it
+        was failed, the timeout passed -- the transport fails it then -- or the transport is
+        stopping).  A patch not presented is logged as such; the caller never acknowledges it."""
         deadline = None if self.ack_timeout_s is None else self.clock() + self.ack_timeout_s
-        while not self._stop.is_set():
-            if ack.wait(SLICE_S):
-                latency = None if ack.present_s is None else (ack.present_s - patch.received_s) * 1000
-                self._emit("presented", f"presented at frame {ack.frame_index}", frame=ack.frame_index,
-                           present_s=ack.present_s, received_s=patch.received_s, latency_ms=latency)
-                return True
+        while True:
+            if ack.settled() or ack.wait(SLICE_S):
+                if ack.is_set():
+                    latency = None if ack.present_s is None else (ack.present_s - patch.received_s) * 1000
+                    self._emit("presented", f"presented at frame {ack.frame_index}", frame=ack.frame_index,
+                               present_s=ack.present_s, received_s=patch.received_s, latency_ms=latency)
+                    return None
+                why = ack.failed or "not presented"
+                break
+            if self._stop.is_set():
+                why = "testcard stopped before it was presented"
+                if ack.fail(why):
+                    break
+                continue                      # settled meanwhile: report how
             if deadline is not None and self.clock() >= deadline:
-                self._emit("ack-timeout", f"not presented within {self.ack_timeout_s:g} s; "
-                                          "acknowledged anyway", received_s=patch.received_s)
-                return False
-        return False
+                why = f"not presented within {self.ack_timeout_s:g} s"
+                if ack.fail(why):
+                    self._emit("ack-timeout", f"{why}; not acknowledged", received_s=patch.received_s)
+                    return why
+                continue
+        self._emit("not-acknowledged", f"{patch.describe()}: {why}; not acknowledged",
+                   received_s=patch.received_s, why=why)
+        return why
 
     # -- sockets
     def _readable(self, sock: socket.socket) -> bool | None:
@@ -213,9 +258,26 @@ class Transport:
         except (ConnectionError, TimeoutError, OSError):
             return b""
 
-    def _send(self, sock: socket.socket, data: bytes) -> bool:
+    def _send(self, sock: socket.socket, data: bytes, timeout_s: float = SEND_TIMEOUT_S) -> bool:
+        """Send all of ``data`` within ``timeout_s`` (a peer that does not read is given up on),
+        in slices that look at the stop flag; False (and a log line) when it could not."""
+        view = memoryview(data)
+        deadline = time.monotonic() + timeout_s
         try:
-            sock.sendall(data)
+            while view:
+                if self._stop.is_set():
+                    return False
+                try:
+                    _, w, _ = select.select([], [sock], [], SLICE_S)
+                    if w:
+                        view = view[sock.send(view, socket.MSG_DONTWAIT):]
+                        continue
+                except BlockingIOError:
+                    pass
+                except ValueError:
+                    raise OSError("the socket is closed") from None
+                if time.monotonic() >= deadline:
+                    raise TimeoutError(f"the peer read nothing for {timeout_s:g} s")
             return True
         except OSError as e:
             self._emit("disconnected", f"sending failed: {e.strerror or e}")

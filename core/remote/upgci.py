@@ -18,10 +18,16 @@ Patches carry 10-bit values zero-padded to four digits (PGenerator+'s ``variable
 
 The window size and background carry over from one patch to the next (:class:`UpgciSession`;
 ``10_SIZE:N`` sets the size too).  SIZE 0 keeps the current size, as PGenerator+ does; over 100
-is refused.  A malformed patch has no error reply in this protocol: the connection is closed
-with the reason in the log, so the calibration software never measures the previous patch.
-Other commands (display-mode settings this generator does not implement) are acknowledged and
-logged.
+is refused.
+
+This protocol has no error reply: every command is answered 0x06 (PGenerator+ acknowledges
+even what it does not handle; no implementation found sends a NAK 0x15, so none is sent
+here).  An ACK tells the calibration software that its command took effect, so it is sent only
+for what did: a patch once presented, a setting that was applied.  A malformed patch, a patch
+not presented, and any command this generator does not implement (display-mode settings such
+as ``CONF_HDR`` or ``DSMD``, ``SPECIALTY`` patterns: acknowledging one would have the software
+measure the previous patch, or a signal other than the one it asked for) close the connection
+with the reason in the log.
 """
 
 from __future__ import annotations
@@ -29,8 +35,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from core.levels import parse_number
-from core.remote.patch import RemoteError, RemotePatch, check_codes, window_rect
+from core.remote.patch import RemoteError, RemotePatch, check_codes, window_rect, wire_number
 
 DEFAULT_PORT = 2100
 STX, ETX, ACK = b"\x02", b"\x03", b"\x06"
@@ -72,6 +77,11 @@ class UpgciFramer:
     def __init__(self) -> None:
         self._buf = bytearray()
         self.broken = False
+
+    @property
+    def pending(self) -> bool:
+        """Part of a request has arrived and its end has not (a slow sender is timed on it)."""
+        return bool(self._buf)
 
     def feed(self, data: bytes) -> list[str | RemoteError]:
         if self.broken:
@@ -116,10 +126,7 @@ def _values(payload: str, counts: tuple[int, ...], what: str) -> list[int]:
         raise RemoteError(f"upgci: {what} needs {want} comma-separated values, got {len(parts)}")
     out = []
     for p in parts:
-        try:
-            out.append(int(parse_number(p, f"upgci: {what}", integer=True)))
-        except ValueError as e:
-            raise RemoteError(str(e)) from None
+        out.append(int(wire_number(p, f"upgci: {what}", integer=True)))
     return out
 
 
@@ -189,4 +196,5 @@ def respond(request: str, session: UpgciSession, *, received_s: float | None = N
         return UpgciAnswer(ACK)
     if kind in ("IS_ALIVE", "ISALIVE", "UPDATE", "ENABLE PATTERNS", "DISABLE PATTERNS"):
         return UpgciAnswer(ACK)
-    return UpgciAnswer(ACK, note=f"acknowledged and ignored {text[:60]!r}")
+    return UpgciAnswer(None, close=True, note=f"upgci: {text[:60]!r} is not a command this generator "
+                                               "implements; closing (this protocol has no error reply)")

@@ -89,7 +89,11 @@ def test_absolute_position_and_defaults():
     ("RGB=RECTANGLE;100,100;0;1,2,3;0,0,0;5000,5000", "off the screen"),
     ("RGB=RECTANGLE;100,100;0;1,2,3", "needs"),
     ("RGB=RECTANGLE;100,100;0;1,2,3;0,0,0;1,2,3", "2 or 4"),
-    ("RGB=RECTANGLE;1e400,100;0;1,2,3;0,0,0;-1,-1", "finite"),
+    ("RGB=RECTANGLE;1e400,100;0;1,2,3;0,0,0;-1,-1", "integer"),
+    ("RGB=RECTANGLE;100,100;0;254.9999999999999999,0,0;0,0,0;-1,-1", "integer"),   # not 255
+    ("RGB=RECTANGLE;100,100;0;255.0,0,0;0,0,0;-1,-1", "integer"),
+    ("RGB=RECTANGLE;100.5,100;0;1,2,3;0,0,0;-1,-1", "integer"),
+    ("RGB=RECTANGLE;100,100;0;1,2,3;0,0,0;-1,-1,0x10,0", "integer"),
 ])
 def test_bad_patches_are_err_with_the_reason(text, words):
     a = answer(text)

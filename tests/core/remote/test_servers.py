@@ -73,13 +73,27 @@ def test_pgenerator_ok_comes_only_after_the_patch_is_presented(app, stopping):
         assert read_until(c, b"\x02\r") == b"OK\x02\r"
 
 
-def test_pgenerator_acknowledges_after_the_timeout_with_a_log_line(app, stopping):
+def test_pgenerator_answers_err_never_ok_when_the_timeout_passes_unpresented(app, stopping):
     ticks = iter(range(10_000))
     server = pgen(app, stopping, ack_timeout_s=5.0, clock=lambda: float(next(ticks)))
     with connect(server.bound[1]) as c:
         c.sendall(senders.hcfr_rectangle(10, 1920, 1080, (1, 2, 3), (0, 0, 0)))
-        assert read_until(c, b"\x02\r") == b"OK\x02\r"
-    assert "not presented within 5 s" in app.wait_event("ack-timeout")["message"]
+        assert read_until(c, b"\x02\r") == b"ERR\x02\r"
+        assert ask(c, senders.pgenerator_request("IS_ALIVE")) == b"ALIVE\x02\r"   # still served
+    assert "not presented within 5 s; not acknowledged" in app.wait_event("ack-timeout")["message"]
+    assert app.acks[0].failed == "not presented within 5 s"
+    assert not app.acks[0].set(9, 1.0)            # presented later: the client was told no already
+
+
+def test_pgenerator_answers_err_at_once_for_a_patch_the_app_fails(app, stopping):
+    server = pgen(app, stopping, ack_timeout_s=60.0)
+    with connect(server.bound[1]) as c:
+        c.sendall(senders.hcfr_rectangle(10, 1920, 1080, (1, 2, 3), (0, 0, 0)))
+        app.wait_patches(1)
+        assert quiet(c)
+        app.acks[0].fail("replaced by a later patch before it was presented")
+        assert read_until(c, b"\x02\r") == b"ERR\x02\r"
+    assert "replaced" in app.wait_event("not-acknowledged")["message"]
 
 
 def test_pgenerator_refuses_bad_patches_with_err_and_keeps_the_connection(app, stopping):
@@ -149,15 +163,18 @@ def test_stop_ends_every_client_thread_and_resets_the_connection(app, stopping):
     c.close()
 
 
-def test_too_many_clients_are_refused(app, stopping):
+def test_a_client_with_a_patch_being_shown_keeps_its_slot(app, stopping):
     server = pgen(app, stopping, max_clients=1)
     with connect(server.bound[1]) as first:
-        assert ask(first, senders.pgenerator_request("IS_ALIVE")) == b"ALIVE\x02\r"
+        first.sendall(senders.hcfr_rectangle(10, 1920, 1080, (1, 2, 3)))
+        app.wait_patches(1)                                       # busy: waiting to be shown
         try:
             connect(server.bound[1]).close()
         except ConnectionResetError:
             pass                                                  # reset as soon as accepted
-        assert "already 1 clients" in app.wait_event("refused")["message"]
+        assert "have a patch being shown" in app.wait_event("refused")["message"]
+        app.acks[0].set(1, app.patches[0].received_s)
+        assert read_until(first, b"\x02\r") == b"OK\x02\r"
 
 
 # ---------------------------------------------------------------- UPGCI

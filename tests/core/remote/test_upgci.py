@@ -27,11 +27,20 @@ def test_calman_bytes():
         b"\x02RGB_A:1023,0000,0000,0064,0064,0064,010\x03"
 
 
-@pytest.mark.parametrize("text", ["INIT:1.2", "INIT:2.0", "IS_ALIVE", "UPDATE", "CONF_HDR:0",
-                                  "ENABLE PATTERNS"])
+@pytest.mark.parametrize("text", ["INIT:1.2", "INIT:2.0", "IS_ALIVE", "UPDATE", "ENABLE PATTERNS"])
 def test_commands_are_acknowledged(text):
     a = respond(text, session())
     assert a.reply == ACK and not a.close and a.patch is None
+
+
+@pytest.mark.parametrize("text", ["CONF_HDR:ST2084,0.708,0.292,0.170,0.797,0.131,0.046,0.3127,0.3290,"
+                                  "0.0050,1000,1000,00400", "DSMD:HDR10", "SPECIALTY:CONTRAST",
+                                  "CONF_LEVEL:Range Limited", "NONSENSE", "RGB_X:0512,0512,0512,010"])
+def test_commands_it_does_not_implement_are_never_acknowledged(text):
+    # an ACK would tell Calman the display was set up, or the pattern is up: it would measure
+    # the previous patch, or a signal other than the one it asked for
+    a = respond(text, session())
+    assert a.reply is None and a.close and a.patch is None and "not a command" in a.note
 
 
 @pytest.mark.parametrize("text, payload", [
