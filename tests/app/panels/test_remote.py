@@ -64,7 +64,8 @@ def test_the_event_list_keeps_the_last_hundred(qtbot, link):
     panel = RemotePanel(link)
     qtbot.addWidget(panel)
     for i in range(SHOWN_EVENTS + 20):
-        link._record_event({"source": "upgci", "kind": "command", "message": f"RGB_S:{i}"})
+        link._post_event({"source": "upgci", "kind": "command", "message": f"RGB_S:{i}"})
+    link._drain()                          # the GUI thread takes the inbox in one go
     events = panel.texts()["events"]
     assert len(events) == SHOWN_EVENTS
     assert events[-1] == "upgci command: RGB_S:119" and events[0] == "upgci command: RGB_S:20"
