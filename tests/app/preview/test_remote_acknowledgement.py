@@ -12,12 +12,23 @@ import threading
 import pytest
 
 from core.remote import senders
-from tests.app.preview.test_remote import WAIT_MS, Rig, _patch, _recv_until, rig  # noqa: F401
+from tests.app.preview.test_remote import WAIT_MS, Rig, _patch, _recv_until
 
 pytestmark = pytest.mark.qt
 
 W, H = 192, 108
 OK, ERR = b"OK\x02\r", b"ERR\x02\r"
+
+
+@pytest.fixture
+def rig(qtbot, tmp_path):
+    before = set(threading.enumerate())
+    r = Rig(qtbot, tmp_path)
+    yield r
+    r.close()
+    left = [t for t in threading.enumerate() if t not in before and t.is_alive()
+            and t.name.startswith("testcard-remote")]
+    assert not left, f"remote threads left running: {left}"
 
 
 def _client(port, wire, replies, i, barrier=None):
