@@ -1,5 +1,12 @@
 """PQ and HLG against an independent implementation (colour-science) and the standards' own
-reference points; code values to cd/m2 and back; the cd/m2 colour parser."""
+reference points; code values to cd/m2 and back; the cd/m2 colour parser.
+
+Float comparisons take their tolerance from the arithmetic (``tests/helpers/fp_bounds.py``): each
+evaluation is within its first-order error bound of the exact value on any CPU and with any
+math library numpy or torch picks, so two evaluations differ by at most the sum of their
+bounds.  A fixed rtol does not hold: near E' = 1 PQ's EOTF divides by c2 - c3 p, about 0.16,
+and raises the quotient to 1/m1 = 6.3, so one ulp of ``pow`` there is about 750 ulp of
+the result (1.7e-13), and numpy and torch pick different ``pow`` kernels by CPU."""
 
 import math
 import warnings
@@ -10,9 +17,14 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core import transfer
 from core.levels import Levels
 from core.transfer import (
+    HLG_A,
+    HLG_B,
+    HLG_C,
     HLG_PEAK,
+    PQ_C1,
     check_transfer,
     code_to_signal,
     codes_to_nits,
@@ -27,6 +39,8 @@ from core.transfer import (
     resolve_nits,
     signal_to_code,
 )
+from tests.helpers import fp_bounds as B
+from tests.helpers.fp_bounds import assert_within
 
 with warnings.catch_warnings():   # colour-science warns that SciPy is absent; nothing here needs it
     warnings.simplefilter("ignore")
@@ -44,54 +58,68 @@ NITS = np.concatenate([[0.0], np.logspace(-4, 4, 801)])
 SCENE = np.concatenate([[0.0], np.logspace(-6, 0, 601)])
 LEVELS = [Levels(10, True), Levels(10), Levels(12, True), Levels(12)]
 IDS = ["10-narrow", "10-full", "12-narrow", "12-full"]
+# BT.2100's rounded HLG constants: E' = 1 is scene light a hair above 1 (about 2.7e-8), which
+# testcard clips to 1 and colour-science does not; scene light 1 is E' a hair below 1 (4.9e-9)
+HLG_OVERSHOOT = (math.exp((1 - HLG_C) / HLG_A) + HLG_B) / 12 - 1
+HLG_SHORTFALL = 1 - (HLG_A * math.log(12 - HLG_B) + HLG_C)
+
+
+def colour_science_bound(fn, x):
+    """colour-science evaluates the same chains (checked in its source: ``eotf_ST2084`` and its
+    inverse step for step; its HLG low branches through ``pow``), so its error is bounded as
+    ours with every step counted as a math-library call."""
+    with B.every_step_a_library_call():
+        return fn(x).e
 
 
 # ---------------------------------------------------------------- against colour-science
-def test_pq_eotf_matches_colour_science_over_a_sweep():
-    np.testing.assert_allclose(pq_eotf(SIGNALS), eotf_ST2084(SIGNALS), rtol=1e-12, atol=1e-12)
-
-
-def test_pq_inverse_eotf_matches_colour_science_over_a_sweep():
-    np.testing.assert_allclose(pq_inverse_eotf(NITS), eotf_inverse_ST2084(NITS), rtol=1e-12, atol=1e-12)
-
-
+@pytest.mark.parametrize("ours, theirs, values", [
+    (pq_eotf, eotf_ST2084, SIGNALS), (pq_inverse_eotf, eotf_inverse_ST2084, NITS),
+    (hlg_oetf, oetf_BT2100_HLG, SCENE), (hlg_inverse_oetf, oetf_inverse_BT2100_HLG, SIGNALS)])
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")   # colour-science's own arithmetic at black
-def test_hlg_oetf_and_its_inverse_match_colour_science():
-    np.testing.assert_allclose(hlg_oetf(SCENE), oetf_BT2100_HLG(SCENE), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(hlg_inverse_oetf(SIGNALS), oetf_inverse_BT2100_HLG(SIGNALS),
-                               rtol=1e-12, atol=1e-12)
+def test_each_transfer_matches_colour_science_over_a_sweep(ours, theirs, values):
+    bound = getattr(B, ours.__name__)
+    assert_within(ours(values), theirs(values), bound(values).e + colour_science_bound(bound, values),
+                  ours.__name__)
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")   # colour-science's own arithmetic at black
 def test_hlg_eotf_on_the_nominal_display_matches_colour_science_for_colours():
     rng = np.random.default_rng(7)
     rgb = np.concatenate([rng.random((500, 3)), np.repeat(SIGNALS[:, None], 3, axis=1)])
-    ours = hlg_eotf(rgb)
-    # rtol 1e-7: BT.2100's rounded HLG constants put E' = 1 a hair above E = 1, which testcard clips
-    np.testing.assert_allclose(ours, eotf_BT2100_HLG(rgb, L_B=0, L_W=1000), rtol=1e-7, atol=1e-9)
-    back = hlg_inverse_eotf(ours)
-    np.testing.assert_allclose(back, eotf_inverse_BT2100_HLG(ours, L_B=0, L_W=1000), rtol=1e-7, atol=1e-7)
-    np.testing.assert_allclose(back, rgb, atol=1e-9)
+    ours, mine = hlg_eotf(rgb), B.hlg_eotf(rgb)
+    theirs = eotf_BT2100_HLG(rgb, L_B=0, L_W=1000)
+    # where a channel is at E' = 1 colour-science keeps the overshoot testcard clips: that
+    # channel's light by (1 + d) ** gamma, the others' by (1 + d) ** (gamma - 1), gamma 1.2
+    at_top = (rgb == 1).any(axis=-1, keepdims=True)
+    clipped = np.where(at_top, math.expm1(1.2 * math.log1p(HLG_OVERSHOOT)) * np.abs(theirs), 0.0)
+    assert_within(ours, theirs, mine.e + colour_science_bound(B.hlg_eotf, rgb) + clipped, "hlg_eotf")
+    back, mine_back = hlg_inverse_eotf(ours), B.hlg_inverse_eotf(mine)
+    assert_within(back, eotf_inverse_BT2100_HLG(ours, L_B=0, L_W=1000),
+                  B.hlg_inverse_eotf(ours).e + colour_science_bound(B.hlg_inverse_eotf, ours), "inverse")
+    # there and back is the identity but for E' = 1, which comes back as scene light 1's E'
+    assert_within(back, rgb, mine_back.e + np.where(rgb == 1, HLG_SHORTFALL, 0.0), "round trip")
 
 
 # ---------------------------------------------------------------- the standards' reference points
 @pytest.mark.parametrize("nits, signal", [(0.0, 7.3e-7), (100.0, 0.5081), (203.0, 0.5807),
                                           (1000.0, 0.7518), (10000.0, 1.0)])
 def test_pq_reference_points(nits, signal):
-    assert float(pq_inverse_eotf(nits)) == pytest.approx(signal, abs=5e-5)
-    if nits:
-        assert float(pq_eotf(pq_inverse_eotf(nits))) == pytest.approx(nits, rel=1e-12)
+    assert float(pq_inverse_eotf(nits)) == pytest.approx(signal, abs=5e-5)   # given to 4 places
+    if nits:   # there and back: the EOTF's bound with the inverse's error carried in
+        assert_within(pq_eotf(pq_inverse_eotf(nits)), nits, B.pq_eotf(B.pq_inverse_eotf(nits)).e)
 
 
 def test_hlg_reference_points():
-    assert float(hlg_oetf(1 / 12)) == pytest.approx(0.5, abs=1e-12)      # the knee
-    assert float(hlg_oetf(1.0)) == pytest.approx(1.0, abs=1e-7)
-    assert float(hlg_inverse_oetf(0.5)) == pytest.approx(1 / 12, abs=1e-15)
+    assert_within(hlg_oetf(1 / 12), 0.5, B.hlg_oetf(1 / 12).e)           # the knee
+    assert_within(hlg_oetf(1.0), 1.0, B.hlg_oetf(1.0).e + HLG_SHORTFALL)
+    assert HLG_SHORTFALL < 1e-8 and HLG_OVERSHOOT < 3e-8                # the constants' own hair
+    assert_within(hlg_inverse_oetf(0.5), 1 / 12, B.hlg_inverse_oetf(0.5).e)
     assert hlg_gamma(1000) == 1.2 and hlg_gamma(2000) == pytest.approx(1.2 + 0.42 * math.log10(2))
     # a grey on the nominal display: L = 1000 * E ** 1.2, so 75 % HLG is about 203 cd/m2
     grey = 1000 * float(hlg_inverse_oetf(0.75)) ** 1.2
     assert float(hlg_eotf(np.array([0.75] * 3))[0]) == pytest.approx(grey) == pytest.approx(203, abs=0.5)
-    assert float(hlg_eotf(np.array([1.0] * 3))[0]) == pytest.approx(HLG_PEAK, rel=1e-6)
+    assert_within(hlg_eotf(np.array([1.0] * 3)), HLG_PEAK, B.hlg_eotf(np.array([1.0] * 3)).e)
 
 
 def test_203_nits_is_573_narrow_and_594_full_at_10_bits_and_721_under_hlg():
@@ -108,13 +136,25 @@ def test_torch_float64_gives_numpy_s_values(fn, values):
     ours = fn(values)
     theirs = fn(torch.tensor(values, dtype=torch.float64))
     assert theirs.dtype == torch.float64
-    np.testing.assert_allclose(theirs.numpy(), ours, rtol=1e-13, atol=1e-13)
+    # the same operations on both: each within its bound of the exact value, whichever kernels
+    assert_within(theirs.numpy(), ours, 2 * getattr(B, fn.__name__)(values).e, fn.__name__)
     assert fn(torch.tensor(values, dtype=torch.float32)).dtype == torch.float32
 
 
 def test_torch_hlg_eotf_gives_numpy_s_values():
     rgb = np.random.default_rng(3).random((64, 3))
-    np.testing.assert_allclose(hlg_eotf(torch.tensor(rgb)).numpy(), hlg_eotf(rgb), rtol=1e-12)
+    assert_within(hlg_eotf(torch.tensor(rgb)).numpy(), hlg_eotf(rgb), 2 * B.hlg_eotf(rgb).e)
+
+
+def test_the_bound_catches_a_constant_slipped_in_its_13th_digit(monkeypatch):
+    """The tolerance is not vacuous: PQ's worst (by E' = 1) is about 7.5e-13 relative, and an
+    EOTF whose c1 is off by one part in 1e12 is refused."""
+    bound = B.pq_eotf(SIGNALS)
+    assert bound.rel().max() < 1e-12
+    right = pq_eotf(SIGNALS)
+    monkeypatch.setattr(transfer, "PQ_C1", PQ_C1 * (1 + 1e-12))
+    with pytest.raises(AssertionError, match="differ by more than their error bound"):
+        assert_within(pq_eotf(SIGNALS), right, 2 * bound.e)
 
 
 def test_integer_input_becomes_float64_and_nothing_warns():
@@ -215,4 +255,5 @@ def test_nits_come_back_within_half_a_code(nits, levels):
     code = nits_to_codes([nits], levels, "pq")[0]
     span = levels.white - levels.black
     e = float(pq_inverse_eotf(nits)) * span
-    assert abs(code - levels.black - e) <= 0.5 + 1e-9
+    # half a code, plus what two evaluations of E' (an array of three, a scalar) may differ by
+    assert abs(code - levels.black - e) <= 0.5 + 2 * span * float(B.pq_inverse_eotf(nits).e) * (1 + 4 * B.U)

@@ -7,6 +7,7 @@ import pytest
 
 from core.levels import Levels
 from core.patterns import SCALE_CHART_MIN, catalog, make_spec, render, render_pattern, window_geometry
+from tests.helpers.fp_bounds import cosine_code
 
 BITS = [8, 10, 16]
 
@@ -189,9 +190,8 @@ def zone_reference(w, h, bits, d):
         for x in range(w):
             u, v = 2 * x + 1 - w, 2 * y + 1 - h
             n = u * u + v * v
-            if n <= d * d:
-                v = math.floor(mid + amp * math.cos(2 * math.pi * (n % (8 * d)) / (8 * d)) + 0.5)
-                out[y, x] = min(max(v, 0), lv.top)
+            if n <= d * d:   # a code every cosine gives, or refused (see test_zone_plate.py)
+                out[y, x] = cosine_code(mid, amp, 2 * math.pi * (n % (8 * d)) / (8 * d), 0, lv.top)
     return out
 
 

@@ -1,5 +1,9 @@
 """The zone plate's code values, pixel by pixel, on every backend: the circle's edge, the grey
-beside and above it, odd sizes whose centre line and column are their own mirror."""
+beside and above it, odd sizes whose centre line and column are their own mirror.
+
+The plate's table takes numpy's cosine, the reference here the C library's, and which kernel
+numpy runs depends on the CPU: the reference refuses a case whose code values sit within the
+cosines' error of a rounding tie (``cosine_code``), so an exact comparison is exact on every CPU."""
 
 import math
 
@@ -10,6 +14,7 @@ from core.engine import Engine
 from core.patterns import make_spec, render
 from core.patterns.render import render_plan
 from core.plan import Rows, map_rows, materialize
+from tests.helpers.fp_bounds import cosine_code
 
 
 def reference(spec, diameter: float, amplitude: float) -> np.ndarray:
@@ -26,8 +31,7 @@ def reference(spec, diameter: float, amplitude: float) -> np.ndarray:
             u = 2 * x + 1 - w
             n = u * u + v * v
             if n <= d * d:
-                code = math.floor(mid + amp * math.cos(2 * math.pi * (n % (8 * d)) / (8 * d)) + 0.5)
-                out[y, x] = min(max(code, 0), lv.top)
+                out[y, x] = cosine_code(mid, amp, 2 * math.pi * (n % (8 * d)) / (8 * d), 0, lv.top)
     return out
 
 
@@ -60,6 +64,17 @@ def test_every_pixel_is_the_definition(backend, to_np, w, h, diameter, amplitude
     want = reference(spec, diameter, amplitude)
     for c in range(3):
         np.testing.assert_array_equal(got[..., c], want, err_msg=f"channel {c}")
+
+
+def test_the_reference_refuses_a_phase_on_a_rounding_tie_and_keeps_the_safe_ones():
+    # 10-bit narrow at 50 %: mid 502, swing 219, and at a sixth of a cycle cos is 0.5 within an
+    # ulp, so 502 + 109.5 + 0.5 is a tie that a one-ulp-different cosine rounds the other way
+    with pytest.raises(AssertionError, match="rounding tie"):
+        cosine_code(502, 219.0, 2 * math.pi * 4 / 24, 0, 1023)
+    # full range at 100 %: mid 512 +- 511.5 is a tie too, but cos of 0 and of pi can only move
+    # towards 0, so every cosine gives the same codes there
+    assert cosine_code(512, 511.5, 0.0, 0, 1023) == 1023
+    assert cosine_code(512, 511.5, 2 * math.pi * 12 / 24, 0, 1023) == 1
 
 
 def test_numpy_reads_only_the_lines_that_meet_the_circle():
