@@ -1,12 +1,15 @@
-"""packaging/setup checks its mode before installing anything, says what it does, and runs pip
-only when something pip installs from changed since the last install.
+"""packaging/setup checks its mode before installing anything, says what it does, runs pip
+only when something pip installs from changed since the last install, and runs the numeric
+tests again once per set of vector kernels the CPU offers.
 
 Run on a copy of the script in a temporary tree, with a fake Python whose ``-m venv`` makes a
-fake environment (its ``python -m pip`` and ``testcard`` only record that they ran) and fake
-``apt-get``/``dpkg-query``: nothing is installed for real.
+fake environment (its ``python -m pip``, ``pytest``, ``ruff`` and ``testcard`` only record
+that they ran; its kernel detection prints ``$FAKE_KERNELS``) and fake ``apt-get``/``dpkg-query``:
+nothing is installed or tested for real.
 """
 
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -24,9 +27,21 @@ cat > "$3/bin/python" <<'EOF'
 #!/bin/sh
 echo "venv-python $*" >> "$SETUP_LOG"
 if [ "$1 $2" = "-m pip" ]; then
-  printf '#!/bin/sh\\necho "testcard $*" >> "$SETUP_LOG"\\n' > "$(dirname "$0")/testcard"
-  chmod +x "$(dirname "$0")/testcard"
+  for t in testcard ruff lint-imports; do
+    printf '#!/bin/sh\\necho "%s $*" >> "$SETUP_LOG"\\n' "$t" > "$(dirname "$0")/$t"
+    chmod +x "$(dirname "$0")/$t"
+  done
 fi
+if [ "$1 $2" = "-m tests.helpers.kernels" ]; then
+  echo "kernels ATEN_CPU_CAPABILITY=${ATEN_CPU_CAPABILITY-unset}" >> "$SETUP_LOG"
+  printf '%s\\n' "$FAKE_KERNELS"
+fi
+if [ "$1 $2" = "-m pytest" ]; then
+  echo "pytest ATEN_CPU_CAPABILITY=${ATEN_CPU_CAPABILITY-unset}" \\
+       "NPY_DISABLE_CPU_FEATURES=${NPY_DISABLE_CPU_FEATURES-unset}" >> "$SETUP_LOG"
+  [ -n "${FAKE_FAIL_ON-}" ] && [ "${ATEN_CPU_CAPABILITY-}" = "$FAKE_FAIL_ON" ] && exit 1
+fi
+exit 0
 EOF
 chmod +x "$3/bin/python"
 """
@@ -58,10 +73,10 @@ def tree(tmp_path):
     return root, fake, tmp_path / "calls.log"
 
 
-def setup(tree, *args):
+def setup(tree, *args, env=None):
     root, fake, log = tree
     env = {**os.environ, "PYTHON": str(fake / "fakepython"), "SETUP_LOG": str(log),
-           "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"}
+           "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}", **(env or {})}
     out = subprocess.run(["bash", str(root / "packaging" / "setup"), *args], capture_output=True,
                          text=True, env=env, timeout=60)
     calls = log.read_text().splitlines() if log.exists() else []
@@ -126,3 +141,70 @@ def test_a_lost_environment_is_installed_again(tree):
     shutil.rmtree(root / ".venv")
     out, calls = setup(tree, "install")
     assert "creating .venv" in out.stderr and len(pip_calls(calls)) == 1
+
+
+# ---------------------------------------------------------------- the kernel passes
+AVX512_BOX = "default X86_V3,X86_V4,AVX512_ICL\navx2 X86_V4,AVX512_ICL\navx512"
+
+
+def pytest_runs(calls):
+    """(the environment line, the command line) of each pytest the script ran, in order."""
+    return [(calls[i + 1], c) for i, c in enumerate(calls) if c.startswith("venv-python -m pytest")]
+
+
+def numeric_tests():
+    text = (ROOT / "packaging" / "setup").read_text()
+    return re.search(r'^NUMERIC_TESTS="([^"]*)"', text, re.M).group(1).replace("\\\n", " ").split()
+
+
+def test_the_numeric_tests_run_again_once_per_kernel_set_the_cpu_offers(tree):
+    out, calls = setup(tree, "test", "-q", env={"FAKE_KERNELS": AVX512_BOX, "ATEN_CPU_CAPABILITY": "avx2"})
+    assert out.returncode == 0, out.stderr
+    # the CPU's own kernels are read with the caller's pin taken away
+    assert "kernels ATEN_CPU_CAPABILITY=unset" in calls
+    envs = [e for e, _ in pytest_runs(calls)]
+    assert envs == [
+        "pytest ATEN_CPU_CAPABILITY=avx2 NPY_DISABLE_CPU_FEATURES=unset",            # the whole suite
+        "pytest ATEN_CPU_CAPABILITY=default NPY_DISABLE_CPU_FEATURES=X86_V3,X86_V4,AVX512_ICL",
+        "pytest ATEN_CPU_CAPABILITY=avx2 NPY_DISABLE_CPU_FEATURES=X86_V4,AVX512_ICL",
+        "pytest ATEN_CPU_CAPABILITY=avx512 NPY_DISABLE_CPU_FEATURES=",
+        "pytest ATEN_CPU_CAPABILITY=avx2 NPY_DISABLE_CPU_FEATURES=unset",            # headless
+    ]
+    whole, *passes, headless = [c for _, c in pytest_runs(calls)]
+    assert whole == "venv-python -m pytest -q"
+    for c in passes:   # the numeric tests only, without the slow, Qt and X server ones, and -q
+        assert c.split()[3:] == numeric_tests() + [
+            "-m", "not", "slow", "and", "not", "qt", "and", "not", "xvfb", "and", "not", "cuda",
+            "and", "not", "mps", "and", "not", "capture_device", "-p", "no:cacheprovider", "-q"]
+    for cap in ("default", "avx2", "avx512"):
+        assert f"the numeric tests again on the {cap} kernels" in out.stderr
+        assert f"{cap} kernels: passed in" in out.stderr
+
+
+def test_a_cpu_without_avx512_gets_no_avx512_pass(tree):
+    out, calls = setup(tree, "test", env={"FAKE_KERNELS": "default X86_V3,X86_V4\navx2 X86_V4"})
+    assert out.returncode == 0, out.stderr
+    assert [e.split()[1] for e, _ in pytest_runs(calls)] == [
+        "ATEN_CPU_CAPABILITY=unset", "ATEN_CPU_CAPABILITY=default", "ATEN_CPU_CAPABILITY=avx2",
+        "ATEN_CPU_CAPABILITY=unset"]
+    assert "avx512" not in out.stderr
+
+
+def test_a_failing_kernel_pass_fails_the_run_and_says_which(tree):
+    out, calls = setup(tree, "test", env={"FAKE_KERNELS": AVX512_BOX, "FAKE_FAIL_ON": "avx2"})
+    assert out.returncode == 1
+    assert "the numeric tests failed on the avx2 kernels" in out.stderr
+    assert [e.split()[1] for e, _ in pytest_runs(calls)][-1] == "ATEN_CPU_CAPABILITY=avx2"  # no more
+    assert "headless part again" not in out.stderr
+
+
+def test_no_kernel_sets_is_an_error_not_a_pass(tree):
+    out, calls = setup(tree, "test", env={"FAKE_KERNELS": ""})
+    assert out.returncode == 1
+    assert "could not tell which vector kernels this CPU offers" in out.stderr
+
+
+def test_every_numeric_test_the_passes_name_exists():
+    names = numeric_tests()
+    assert "tests/core/test_transfer.py" in names and "tests/test_kernel_passes.py" in names
+    assert [n for n in names if not (ROOT / n).exists()] == []
