@@ -87,8 +87,8 @@ def run_live(args, plans, settings, paths, on_band, on_progress, on_result) -> N
     if args.screen is not None and not 0 <= args.screen < len(screens):
         listed = "; ".join(f"{s.index}: {s.name} {s.width}x{s.height}" for s in screens)
         raise ValueError(f"--screen {args.screen}: this box has {len(screens)} screen(s) ({listed})")
-    win = MainWindow(spec=plans[0][0].spec(), settings=Settings(device=args.device), persist=False,
-                     reuse_static=False)
+    # a still band renders every frame while it races: LiveOutput.open sees to that
+    win = MainWindow(spec=plans[0][0].spec(), settings=Settings(device=args.device), persist=False)
     if args.screen is not None:
         win.choose_output_screen(screens[args.screen])
     win.resize(1280, 720)

@@ -6,7 +6,11 @@ It drives what the main window already has, through what it offers panels: the o
 ``loop.timeline``, ``loop.frame_presented``, ``loop.period_ms``) and ``rechoose_render_path``.
 A candidate's path is put on the loop the way any verdict is: :func:`core.decisions.set_raced`
 names it for the band under test and the loop chooses its path again, so the race measures the
-production loop (its pacing, its uploads, the mirror, the timing dock) and nothing else.
+production loop (its pacing, its uploads, the mirror, the timing dock) and nothing else.  While
+it races, the loop renders every frame it presents (``loop.set_reuse_static(False)``): a still
+frame is rendered for each present, whole, as an animated one is, never presented again from
+its render cache (which would time no render at all and never switch to a compiled path).  A
+paused output is refused, and pausing it ends the race.
 
 :meth:`LiveOutput.present` may be called from the race's worker thread (the Measure panel) or
 from the GUI thread itself (``testcard measure --form live``): the GUI thread does the
@@ -76,8 +80,13 @@ class LiveOutput(QObject):
         screen races when the band covers it, else the band's own frame is shown.  ``ValueError``
         with one sentence when it cannot be shown."""
         loop, win = self.loop, self.window
-        self._restore = {"device": loop.device, "opened": not win.output.is_open}
+        if loop.paused:
+            raise ValueError("the live output is paused: resume it to race (a paused frame is "
+                             "presented again, not rendered)")
+        self._restore = {"device": loop.device, "opened": not win.output.is_open,
+                         "reuse_static": loop.reuse_static}
         self._aborted = None
+        loop.set_reuse_static(False)    # every candidate renders each frame it is timed on
         if loop.device != device:
             loop.set_device(device)
         if self._restore["opened"]:
@@ -109,6 +118,7 @@ class LiveOutput(QObject):
                 loop.set_spec(win.current_spec())
             if loop.device != r["device"]:
                 loop.set_device(r["device"])
+            loop.set_reuse_static(r["reuse_static"])
         except ValueError as exc:   # what the window showed before cannot come back: say so
             win.log(f"after the live race: {exc}")
         if r["opened"] and win.output.is_open:
@@ -197,6 +207,8 @@ class LiveOutput(QObject):
             return "the output window was closed during the live race"
         if self.loop.spec != self.spec:
             return "the pattern on the live output changed during the race"
+        if self.loop.paused:
+            return "the live output was paused during the race"
         return None
 
     # ------------------------------------------------------------ any thread

@@ -209,6 +209,13 @@ class FrameLoop(QObject):
             self.device = old
             raise
 
+    def set_reuse_static(self, reuse: bool) -> None:
+        """``False``: render every frame presented, a static one whole (a live race times each
+        render); ``True``: present a static frame again instead.  The engine is rebuilt on a change."""
+        if bool(reuse) != self.reuse_static:
+            self.reuse_static = bool(reuse)
+            self._rebuild_engine()
+
     def _wanted_fmt(self) -> str:
         bits = self.presenter.surface_bits if self.presenter is not None else 8
         return "rgb10" if bits >= 10 else "rgb8"
@@ -360,6 +367,8 @@ class FrameLoop(QObject):
         lines = None
         if self.line_updates and not mirror_due and self._holds(key):
             lines = engine.spec.changing_lines
+            if lines == () and not self.reuse_static:
+                lines = None                      # rendering every frame: a static one whole
         try:
             r = engine.render(job.index, out=job.buffer, lines=lines)
         except Exception as exc:  # a buffer of the size before a change, an engine replaced

@@ -39,6 +39,7 @@ from core.decisions.live import (
     LiveRunner,
     PresentFrames,
     live_race,
+    live_ready_s,
     round_figures,
 )
 from core.decisions.race import (
@@ -117,6 +118,7 @@ __all__ = [
     "list_entries",
     "live_race",
     "live_race_band",
+    "live_ready_s",
     "make_band",
     "make_key",
     "order_by_preference",

@@ -15,7 +15,12 @@ Method (the render form's, :mod:`core.decisions.race`, with the rounds moved on 
    reaches the screen.  Its compile time is reported; the isolated runners are closed.
 2. Live warm-up: each path is presented until its frames come from that path (a compiled path
    serves eager frames while the loop compiles it), then ``warmup`` frames more; reported in
-   ``warmup_s`` / ``warmup_frames`` and never counted.
+   ``warmup_s`` / ``warmup_frames`` and never counted.  The wait is bounded
+   (:func:`live_ready_s`: a few times the path's warm-up in isolation), and a loop that serves
+   another path without warming this one up is reported within :data:`STAND_IN_S`: the
+   candidate loses with the reason, and the race goes on.  The Qt side renders every frame it
+   presents during a race (a still frame is not presented again from its render cache), so a
+   still band races as an animated one does.
 3. Rounds in rotated order: a candidate is switched in, presented until it serves its own path
    again (a switch may compile again; excluded too), then ``warmup`` untimed and ``frames``
    timed frames.  Per round: its late frames (present interval over 1.5 periods,
@@ -56,6 +61,9 @@ from core.timing import late_mask
 MAX_ROUND_FRAMES = 4000     # warm-up + timed frames of one live round (the loop's timeline holds 4096)
 SERVE_CHUNK = 10            # frames presented at a time while a path is not yet serving its own
 PERIOD_TOLERANCE = 0.01     # a screen period that moves more than this during a race ends it
+STAND_IN_S = 2.0            # another path's frames, none a warm-up, this long: the loop will not switch
+LIVE_READY_MIN_S = 30.0     # the live ready wait: at least this, ...
+LIVE_READY_FACTOR = 3.0     # ... or this many times the path's open + warm-up in isolation
 
 
 class LiveOutputLost(RuntimeError):
@@ -154,12 +162,16 @@ def round_figures(frames: LiveFrames, warmup: int, path: str) -> LiveRound:
 
 
 class LiveRunner:
-    """One candidate's path in the live loop, presented through ``present``."""
+    """One candidate's path in the live loop, presented through ``present``.
+
+    ``ready_timeout_s`` bounds the wait for the loop to serve the path's own frames (a compile in
+    the loop shows as warm-up frames of a stand-in); a loop that serves another path's frames
+    with no warm-up among them for ``stand_in_s`` is not switching at all and is reported then."""
 
     def __init__(self, path: str, present: PresentFrames, *, clock: Callable[[], float],
-                 ready_timeout_s: float):
+                 ready_timeout_s: float, stand_in_s: float = STAND_IN_S):
         self.path, self.present, self.clock = path, present, clock
-        self.ready_timeout_s = ready_timeout_s
+        self.ready_timeout_s, self.stand_in_s = ready_timeout_s, stand_in_s
         self.period_ms: float | None = None
         self.frames_presented = 0
 
@@ -173,14 +185,33 @@ class LiveRunner:
 
     def until_serving(self) -> Generator[None, None, float]:
         """Present chunks until the path serves its own frames; yields between chunks (a cancel
-        point) and returns the seconds it took.  ``RuntimeError`` past the ready timeout."""
+        point) and returns the seconds it took.  ``RuntimeError`` saying what the loop served
+        instead: past ``ready_timeout_s``, once it has served a stand-in that is not warming
+        the path up for ``stand_in_s``, or at once when every frame of a chunk failed."""
         t0 = self.clock()
-        while not self._show(SERVE_CHUNK).serving(self.path):
-            if self.clock() - t0 > self.ready_timeout_s:
-                raise RuntimeError(f"still not serving {self.path} in the live loop after "
-                                   f"{self.ready_timeout_s:.0f} s")
+        stand_in_since = None
+        while True:
+            frames = self._show(SERVE_CHUNK)
+            if frames.serving(self.path):
+                return self.clock() - t0
+            now = self.clock()
+            if len(frames) and len(frames.errors) == len(frames):
+                raise RuntimeError(f"every frame failed in the live loop: {frames.errors[len(frames) - 1]}")
+            served = ", ".join(sorted(set(frames.path))) or "no"
+            if frames.warmup.any() or self.path in frames.path:
+                stand_in_since = None
+            elif stand_in_since is None:
+                stand_in_since = now
+            elif now - stand_in_since >= self.stand_in_s:
+                raise RuntimeError(f"the live loop kept serving {served} frames, none of them a "
+                                   f"warm-up of {self.path}, for {now - stand_in_since:.1f} s: it is "
+                                   f"not switching to {self.path}")
+            if now - t0 > self.ready_timeout_s:
+                warming = " warm-up" if frames.warmup.any() else ""
+                raise RuntimeError(f"not serving its own frames in the live loop within "
+                                   f"{self.ready_timeout_s:.0f} s (the loop served {served}{warming} "
+                                   "frames)")
             yield
-        return self.clock() - t0
 
     def round(self, warmup: int, frames: int) -> tuple[LiveRound, float]:
         """``warmup`` untimed and ``frames`` timed frames: the round and its screen period."""
@@ -189,6 +220,13 @@ class LiveRunner:
 
     def close(self) -> None:
         """The live loop belongs to the Qt side: nothing to close here."""
+
+
+def live_ready_s(isolated_s: float | None, settings: RaceSettings) -> float:
+    """How long the live loop may take to serve a path's own frames: :data:`LIVE_READY_FACTOR`
+    times what opening and warming it up took in isolation (where it compiled already), at least
+    :data:`LIVE_READY_MIN_S`, never more than the settings' ``ready_timeout_s``."""
+    return min(settings.ready_timeout_s, max(LIVE_READY_MIN_S, LIVE_READY_FACTOR * (isolated_s or 0.0)))
 
 
 def _serve(state: RaceState, runner: LiveRunner, phase: str, rnd: int = -1
@@ -242,7 +280,8 @@ def live_race(band: str, device: str, candidates: Sequence[Candidate], present: 
         # the isolated runners have done their part: the live loop renders from here on
         for name in list(state.runners):
             close_quietly(state.runners[name])
-            state.runners[name] = LiveRunner(name, present, clock=clock, ready_timeout_s=s.ready_timeout_s)
+            state.runners[name] = LiveRunner(name, present, clock=clock,
+                                             ready_timeout_s=live_ready_s(results[name].warmup_s, s))
         live: dict[str, LiveRunner] = state.runners
         parity_units = len(order) * len(s.parity_frames)
         for name in order:   # live warm-up, in preference order
@@ -261,6 +300,7 @@ def live_race(band: str, device: str, candidates: Sequence[Candidate], present: 
             r = results[name]
             r.warmup_s = (r.warmup_s or 0.0) + waited
             r.warmup_frames += live[name].frames_presented
+        state.done = parity_units + len(order) * s.warmup   # the live warm-up, counted whole
         state.start_timing()
         for rnd in range(s.rounds):
             for j, name in enumerate(rotated(order, rnd)):

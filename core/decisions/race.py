@@ -154,7 +154,8 @@ class RaceProgress:
     candidate: str
     round: int                 # 0-based; -1 outside the rounds
     elapsed_s: float
-    remaining_s: float | None  # None while unknown (opening / compiling)
+    remaining_s: float | None  # None while unknown (opening, compiling, nothing counted yet);
+    # from the rate of the frames counted so far, and never growing while none is counted
     medians_ms: dict[str, float]  # running medians of the candidates timed so far
 
     @property
@@ -201,21 +202,30 @@ class RaceState:
         self.t_start = clock()
         self.t_timed: float | None = None   # when the counted frames began
         self.done_at_timed = 0
+        self._counted: tuple[float, int] | None = None   # (when, done) at the last frame counted
 
     def progress(self, phase: str, cand: str, rnd: int = -1) -> RaceProgress:
         """The progress now; raises :class:`RaceCancelled` once ``cancel`` is set."""
         if self.cancel is not None and self.cancel.is_set():
             raise RaceCancelled(f"race for {self.band} cancelled")
         now = self.clock()
+        if self.t_timed is not None and self.done > self.done_at_timed and \
+                (self._counted is None or self._counted[1] != self.done):
+            self._counted = (now, self.done)
         remaining = None
-        if self.t_timed is not None and self.done > self.done_at_timed:
-            remaining = (now - self.t_timed) / (self.done - self.done_at_timed) * (self.total - self.done)
+        if phase != "open" and self._counted is not None:
+            # the rate of the frames counted so far, from the last one counted on: time spent
+            # since then waiting (a compile, a path not yet serving) counts down, never up
+            at, done = self._counted
+            rate = (at - self.t_timed) / (done - self.done_at_timed)
+            remaining = max(0.0, rate * (self.total - self.done) - (now - at))
         medians = {n: statistics.median(r.round_ms) for n, r in self.results.items() if r.round_ms}
         return RaceProgress(self.done, self.total, phase, cand, rnd, now - self.t_start, remaining,
                             medians)
 
     def start_timing(self) -> None:
-        self.t_timed, self.done_at_timed = self.clock(), self.done
+        """The counted frames (re)start now: the time left is estimated from those after it."""
+        self.t_timed, self.done_at_timed, self._counted = self.clock(), self.done, None
 
     def fail(self, name: str, status: str, why: str) -> None:
         r = self.results[name]

@@ -190,13 +190,14 @@ class MetricsServer:
                 sock.shutdown(socket.SHUT_RDWR)
 
     # ------------------------------------------------------------ the application
-    def _app(self, environ, start_response):
-        method, path = environ.get("REQUEST_METHOD", ""), environ.get("PATH_INFO", "")
+    def _app(self, request, start_response):
+        # ``request`` is the WSGI environ dict (named so: it holds the request, not os.environ)
+        method, path = request.get("REQUEST_METHOD", ""), request.get("PATH_INFO", "")
         if method != "GET":
             start_response("405 Method Not Allowed", [("Allow", "GET"), ("Content-Type", "text/plain")])
             return [b"only GET\n"]
         if path == "/metrics":
-            return self._metrics_app(environ, start_response)
+            return self._metrics_app(request, start_response)
         if path == "/healthz":
             try:
                 ok, text = self.health()

@@ -49,13 +49,16 @@ class FakeLoop:
     ``cost[path]`` ms of render + transfer + upload and ``stall[path](i)`` ms more that is no part
     of its cost (contention for the display server), then is presented at the next vblank.
     After a switch to a path in ``compile_frames``, that many frames come from ``torch-eager``
-    (as warm-up) while it compiles.  Every call is logged in ``calls``."""
+    (as warm-up) while it compiles.  A path in ``stand_in`` is never served: its frames come from
+    the path named there and none is a warm-up (a still frame presented again from a render
+    cache that never switches).  Every call is logged in ``calls``."""
 
     def __init__(self, clock, cost_ms: dict, *, period_ms: int = 16, stall=None, compile_frames=None,
-                 stray=None):
+                 stray=None, stand_in=None):
         self.clock, self.cost_ms, self.period = clock, cost_ms, period_ms
         self.stall = stall or {}
         self.compile_frames = compile_frames or {}
+        self.stand_in = stand_in or {}
         self.stray = stray or {}          # path -> frame count after which one frame comes from numpy
         self.calls: list[tuple[str, int]] = []
         self.vblank = 0
@@ -74,7 +77,7 @@ class FakeLoop:
             n = self.shown[path] = self.shown.get(path, 0) + 1
             compiling = self.since_switch < self.compile_frames.get(path, 0)
             self.since_switch += 1
-            by = "torch-eager" if compiling else path
+            by = "torch-eager" if compiling else self.stand_in.get(path, path)
             if self.stray.get(path) == n:
                 by = "numpy"
             busy = self.cost_ms[by] + (self.stall[path](n) if path in self.stall else 0)

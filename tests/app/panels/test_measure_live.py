@@ -130,3 +130,61 @@ def test_a_panel_without_an_output_offers_only_the_render_form(qtbot):
     assert "Cannot race live: live races need the main window's output" in panel.status_label.text()
     assert not panel.running
     panel.shutdown()
+
+
+@pytest.fixture(scope="module")
+def compile_pools():
+    """torch.compile's worker threads are the process's from its first compile on: started here,
+    before the window whose test counts the threads it leaves (skipped where nothing compiles)."""
+    from core.engine import Engine, path_problem
+    from core.patterns import make_spec
+
+    why = path_problem("torch-compiled", "cpu")
+    if why:
+        pytest.skip(f"torch-compiled cannot run here: {why}")
+    with Engine(make_spec("solid", {}, width=16, height=8, bit_depth=8), path="torch-compiled", fmt="rgb8",
+                background_compile=False, reuse_static=False) as engine:
+        assert not engine.render(0).error
+
+
+@pytest.mark.parametrize("pattern", ["window", "solid", "counter"])
+def test_a_live_race_finishes_on_a_still_band_as_on_an_animated_one(compile_pools, qtbot, main_window,
+                                                                      monkeypatch, pattern):
+    # the output shows the pattern as the operator left it (still frames reused from the
+    # render cache); the race must still render every frame it times, and switch to the
+    # compiled path, which a frame presented again from that cache never does
+    presented = []
+    real_present = LiveOutput.present
+
+    def present(self, path, count):
+        frames = real_present(self, path, count)
+        presented.append((path, frames))
+        return frames
+
+    monkeypatch.setattr(LiveOutput, "present", present)
+    main_window.choose_pattern(pattern)
+    loop = main_window.loop
+    assert loop.reuse_static
+    band = f"{pattern}@64x36/rgb8"
+    panel = _panel(main_window)
+    assert panel.band().name == band
+    panel.set_candidates({"numpy", "torch-compiled"})
+    panel.rounds_spin.setValue(2)
+    panel.frames_spin.setValue(3)
+    panel.warmup_spin.setValue(1)
+    panel.set_form("live")
+    with qtbot.waitSignal(panel.race_finished, timeout=300_000) as finished:
+        panel.start()
+    result = finished.args[0]
+    assert result.form == "live" and result.band == band
+    for name in ("numpy", "torch-compiled"):
+        c = result.candidates[name]
+        assert c.status == "ok", c.reason
+        assert c.timed_frames == 2 * 3 and len(c.round_ms) == 2
+    # every frame a round timed was rendered for its present, on the path under test, in full
+    for path, frames in presented:
+        timed = [i for i in range(len(frames)) if frames.path[i] == path and not frames.warmup[i]]
+        assert all(frames.render_ms[i] > 0 for i in timed), (path, frames.render_ms)
+    assert {p for p, f in presented if f.serving(p)} == {"numpy", "torch-compiled"}
+    # and the output is put back as it was: the still frame reused again
+    assert loop.reuse_static and not main_window.output.is_open and loop.path == "numpy"

@@ -169,6 +169,76 @@ def test_progress_reaches_its_total_also_while_a_path_compiles():
     assert dones == sorted(dones)
 
 
+def test_a_path_the_loop_never_switches_to_is_reported_within_seconds():
+    # a still frame presented again from the loop's render cache: torch-compiled's frames keep
+    # coming from torch-eager, none a warm-up, for as long as it is asked for
+    clock = FakeClock()
+    steps = []
+    loop = FakeLoop(clock, {"numpy": 8, "torch-eager": 4, "torch-compiled": 3},
+                    stand_in={"torch-compiled": "torch-eager"})
+    result = run_race(live_race(BAND, "cpu", isolated(clock, {"numpy": 1.0, "torch-compiled": 1.0}),
+                                loop, settings=FAST, clock=clock), steps.append)
+    c = result.candidates["torch-compiled"]
+    assert c.status == "error" and result.winner == "numpy"
+    assert ("live warm-up: the live loop kept serving torch-eager frames, none of them a warm-up of "
+            "torch-compiled, for 2.") in c.reason and "it is not switching to torch-compiled" in c.reason
+    # told within seconds of the race clock: the 2 s rule and a chunk, not the 900 s ready timeout
+    asked = sum(n for p, n in loop.calls if p == "torch-compiled")
+    assert asked * 16 / 1000 <= 2.0 + 2 * 10 * 0.016
+    # the race goes on: numpy raced every round
+    assert result.candidates["numpy"].status == "ok" and len(result.candidates["numpy"].round_ms) == 5
+    assert steps[-1].phase == "done" and steps[-1].done == steps[-1].total
+
+
+def test_a_path_still_compiling_in_the_loop_is_given_up_on_a_bounded_wait():
+    # torch-compiled warms up in the loop for ever (a compile that never ends): the wait is
+    # bounded by a few times its warm-up in isolation, at least 30 s, not the 900 s ready timeout
+    clock = FakeClock()
+    steps = []
+    loop = FakeLoop(clock, {"numpy": 8, "torch-eager": 4, "torch-compiled": 3},
+                    compile_frames={"torch-compiled": 10**9})
+    result = run_race(live_race(BAND, "cpu", isolated(clock, {"numpy": 1.0, "torch-compiled": 1.0}),
+                                loop, settings=FAST, clock=clock), steps.append)
+    c = result.candidates["torch-compiled"]
+    assert c.status == "error" and result.winner == "numpy"
+    assert ("not serving its own frames in the live loop within 30 s (the loop served torch-eager "
+            "warm-up frames)") in c.reason
+    asked = sum(n for p, n in loop.calls if p == "torch-compiled")
+    assert 30.0 < asked * 16 / 1000 <= 30.0 + 2 * 10 * 0.016
+    # while it waited the time left was unknown (a compile's length is), never a growing figure
+    waiting = [p for p in steps if p.candidate == "torch-compiled" and p.phase == "open"]
+    assert len(waiting) > 100 and all(p.remaining_s is None for p in waiting)
+
+
+def test_the_live_ready_wait_follows_the_isolated_warm_up_within_the_ready_timeout():
+    from core.decisions import live_ready_s
+
+    assert live_ready_s(None, FAST) == 30.0 and live_ready_s(2.0, FAST) == 30.0
+    assert live_ready_s(40.0, FAST) == 120.0
+    assert live_ready_s(1000.0, FAST) == FAST.ready_timeout_s == 900.0
+
+
+def test_the_time_left_never_grows_while_a_path_is_not_yet_serving():
+    # every switch to torch-compiled in a round waits 60 frames of warm-up (it compiles again):
+    # between two counted frames the time left counts down, it never grows
+    clock = FakeClock()
+    steps = []
+    loop = FakeLoop(clock, {"numpy": 8, "torch-eager": 4, "torch-compiled": 3},
+                    compile_frames={"torch-compiled": 60})
+    run_race(live_race(BAND, "cpu", isolated(clock, {"numpy": 1.0, "torch-compiled": 1.0}), loop,
+                       settings=FAST, clock=clock), steps.append)
+    timed = [p for p in steps if p.phase == "round"]
+    assert timed and all(p.remaining_s is not None for p in timed)
+    for a, b in zip(timed, timed[1:], strict=False):
+        if a.done == b.done:
+            assert b.remaining_s <= a.remaining_s
+    # and it is bounded by the whole race's pace: never above the elapsed time per counted frame
+    # times the frames left
+    end = steps[-1]
+    for p in timed:
+        assert p.remaining_s <= end.elapsed_s
+
+
 def test_a_round_too_long_for_the_loop_is_refused():
     clock = FakeClock()
     with pytest.raises(ValueError, match="a live round holds at most 4000 frames"):
