@@ -38,8 +38,14 @@ def register(sub) -> None:
     p.add_argument("--capture-fps", type=float, metavar="F",
                    help="capture rate (read from a video when not given)")
     p.add_argument("--display-fps", type=float, metavar="F",
-                   help="display refresh rate; with the capture rate it counts repeats exactly and "
-                        "tells a display frozen for the whole capture")
+                   help="display refresh rate; with the capture rate it counts repeats exactly, "
+                        "tells a display frozen for the whole capture, and at a capture slower than "
+                        "the display tells the indices it could not have seen (unobservable, never "
+                        "drops) from the jumps the rate ratio does not allow (drops)")
+    p.add_argument("--timeline", metavar="PRESENT.csv",
+                   help="present log of the run captured (`testcard show --timeline`): an index it "
+                        "shows on screen for less than a capture period and missing from the capture "
+                        "is a capture miss, not a display drop (with --live: read when the run ends)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON document: frames, summary, events")
     p.add_argument("--csv", metavar="FILE", help="write one row per frame to FILE")
@@ -78,9 +84,11 @@ def _check_args(args) -> None:
         require_writable(args.csv)
     if args.plot:
         check_plot_path(require_writable(args.plot))
-    refuse_overwriting_inputs([args.csv, args.plot], [args.manifest])
+    refuse_overwriting_inputs([args.csv, args.plot], [args.manifest, args.timeline])
     if args.manifest and not Path(args.manifest).is_file():
         raise CliError(f"manifest {args.manifest} does not exist")
+    if args.timeline and args.live is None and not Path(args.timeline).is_file():
+        raise CliError(f"present log {args.timeline} does not exist")
 
 
 def _inputs(job) -> list:
@@ -101,7 +109,8 @@ def run(args) -> int:
     _check_args(args)
     if args.live is not None:
         return run_live(args)
-    job = DecodeJob(DecodeRequest(args.path, args.manifest, args.bits, args.capture_fps, args.display_fps))
+    job = DecodeJob(DecodeRequest(args.path, args.manifest, args.bits, args.capture_fps, args.display_fps,
+                                  present_log=args.timeline))
     try:
         refuse_overwriting_inputs([args.csv, args.plot], _inputs(job))
     except ValueError:

@@ -15,11 +15,13 @@ STATUSES = ("With --fail-on-drop or --fail-on-gap the exit status is 0 when ever
 
 def add_check_arguments(p) -> None:
     p.add_argument("--fail-on-drop", action="store_true",
-                   help="check that no frame was dropped: exit 1 when the display dropped a frame, "
-                        "or froze for the whole capture (told only with both rates); exit 3 when "
-                        "that cannot be verified (fewer than two frames decoded, one index "
-                        "throughout at unknown rates, indices unseen across gaps, a capture slower "
-                        "than the display); exit 0 only when verified. Gaps are never drops")
+                   help="check that no frame was dropped: exit 1 when the display dropped a frame "
+                        "(proven: at a capture slower than the display, a jump beyond what the rate "
+                        "ratio allows), or froze for the whole capture (told only with both rates); "
+                        "exit 3 when that cannot be verified (fewer than two frames decoded, one "
+                        "index throughout at unknown rates, indices unseen across gaps, indices the "
+                        "capture could not have seen: unobservable or capture misses); exit 0 only "
+                        "when verified. Gaps, unobservable indices and capture misses are never drops")
     p.add_argument("--fail-on-gap", action="store_true",
                    help="check that every captured frame was read and decoded: exit 1 when one "
                         "could not be (a gap of unknown content), 0 when all were; a failure wins "

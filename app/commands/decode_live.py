@@ -60,7 +60,8 @@ def run_live(args, source_factory=None) -> int:
         raise CliError(f"--capture-size: {exc}") from None
     if parse_spec(args.live)[0] == "file":
         refuse_overwriting_inputs([args.csv, args.plot], [args.live.removeprefix("file:")])
-    request = LiveRequest(args.manifest, args.bits, args.display_fps, args.seconds)
+    request = LiveRequest(args.manifest, args.bits, args.display_fps, args.seconds,
+                          present_log=args.timeline)
     request.check()
     source = source_factory() if source_factory is not None else open_source(
         args.live, size=size, fps=args.capture_fps, pixel_format=args.pixel_format)

@@ -2,9 +2,8 @@
 reached the screen.
 
 The widget shows and collects; ``core.decode.DecodeJob`` does the work.  A decode
-runs from an immutable ``DecodeRequest`` as the panel's job (:class:`~app.workers.JobPanel`,
-a :class:`~app.workers.GeneratorWorker`) over the
-job's ``steps``: batches of per-frame results arrive on the GUI thread a few times a second,
+runs from an immutable ``DecodeRequest`` as the panel's job (:class:`~app.workers.JobPanel`, a
+:class:`~app.workers.GeneratorWorker`) over the job's ``steps``: batches arrive a few times a second,
 Cancel stops it at the next frame, and a cancelled decode still reports the frames it read.
 A verdict line says whether the report shows that no frame was dropped, that some were, or
 that it cannot tell (:func:`core.decode.headline`: "Could not verify: ..." is never a pass).
@@ -14,8 +13,7 @@ A live source (a capture device, a screen grab) is decoded as it arrives by the 
 (:mod:`app.panels.decode_live`), as the panel's job too.
 
 For the main window (``app/panels/__init__.py``): ``PANEL_TITLE``, ``PANEL_AREA`` and
-``create_panel(main_window)``; ``shutdown()`` stops the workers.  ``DecodePanel()``
-needs no arguments.
+``create_panel(main_window)``; ``shutdown()`` stops the workers.  ``DecodePanel()`` takes none.
 """
 
 from __future__ import annotations
@@ -45,6 +43,7 @@ from app.panels.decode_plot import COLOURS, DecodePlot
 from app.panels.scale_section import ScaleSection
 from app.workers import JobPanel
 from core.decode import DecodeJob, DecodeRequest, format_event, headline, summary_lines, write_report
+from core.decode.report import unseen_text
 
 PANEL_TITLE = "Decode"
 PANEL_AREA = "bottom"
@@ -292,6 +291,7 @@ class DecodePanel(JobPanel):
         s = report["summary"]
         unknown = s.get("unknown") or {}
         frozen = " The display froze for the whole capture." if s.get("frozen") else ""
+        frozen = "".join(f" {u[0].upper()}{u[1:]}, not drops." for u in [unseen_text(s)] if u) + frozen
         dropped, repeated = (f"{what} unknown" if k in unknown else f"{s[k]} {done}" for k, what, done in
                              (("dropped_count", "drops", "dropped"), ("repeated", "repeats", "repeated")))
         self.status_label.setText(f"Done: {s['frames']} frames, {dropped}, {repeated}, {s['torn']} torn, "

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSpin
 from app.panels.latency_run import screen_grab_rate
 from app.workers import JobPanel, either
 from core.capture import capture_devices, list_devices, open_source
-from core.decode import LiveDecode, LiveRequest
+from core.decode import LiveDecode, LiveRequest, unseen_text
 
 IDLE_TEXT = "Live: choose a capture source (a device, or the screen grab), then Start."
 
@@ -65,7 +65,8 @@ def summary_text(s: dict) -> str:
     return (f"Live: {s['frames']} frames" + (f" (~{rate:.1f} fps)" if rate else "")
             + f", ok {s['ok']}, torn {s['torn']}, undecodable {s['undecodable']}; "
               f"dropped {dropped}, repeated {repeated}; "
-              f"capture drops {s['capture_drops']} (the capture's, not the display's)")
+              + "".join(f"{p}; " for p in [unseen_text(s)] if p)
+            + f"capture drops {s['capture_drops']} (the capture's, not the display's)")
 
 
 class SourceBox(QWidget):

@@ -47,6 +47,7 @@ from core.counter import MAX_BITS, MIN_BITS, CounterGeometry
 from core.decode.hint import Hint, load_hint
 from core.decode.reader import PanelReader
 from core.decode.sequence import analyse
+from core.decode.unseen import read_present, with_present_log
 from core.decode.verdict import with_verdict
 
 STATUSES = ("ok", "undecodable", "torn", "unreadable")
@@ -270,6 +271,7 @@ class DecodeRequest:
     display_fps: float | None = None
     read_threads: int | None = None    # image files decoded ahead (see ``open_capture``)
     panel_lines_only: bool = True      # once located, read image files for the panel's lines
+    present_log: str | None = None     # testcard show's --timeline CSV: tells capture misses apart
 
 
 class DecodeJob:
@@ -290,6 +292,7 @@ class DecodeJob:
                                      or not math.isfinite(rate) or rate <= 0):
                 raise ValueError(f"{name} must be a number above 0, got {rate}")
         self.manifest_used: str | None = None
+        self.present = read_present(request.present_log) if request.present_log else None
         self.notes: list[str] = []
         hint: Hint | None = None
         confirm = None
@@ -357,6 +360,10 @@ class DecodeJob:
         """The whole document: source, capture, decoder, frames, summary, events, and whether it
         shows that no frame was dropped (``verified``, ``verdict``: :mod:`core.decode.verdict`)."""
         seq = self.analysis()
+        if self.present is not None:
+            seq.summary, seq.events = with_present_log(seq.summary, seq.events, self.present,
+                                                       self.decoder.modulus, self.fps,
+                                                       str(self.request.present_log))
         doc = {
             "testcard_decode": 1,
             "source": self.request.path,

@@ -18,7 +18,10 @@ analysed again for each summary, so a summary costs the same after a minute or a
 Capture-side losses stay the capture's: frames the source lost or dropped just before a frame
 enter the analysis as frames of unknown content (which may hide an index each, never a display
 drop); a loss longer than :data:`MAX_PLACEHOLDERS` frames ends the chunk instead, and nothing is
-said across it.  They are counted as ``capture_drops``, apart from ``unreadable``.
+said across it.  They are counted as ``capture_drops``, apart from ``unreadable``.  A capture
+slower than the display (both rates known) leaves indices unobservable, never drops; a present
+log (``present_log``, read when the run ends, as ``testcard show`` writes it when it ends) tells
+capture misses from display drops (:mod:`core.decode.unseen`).
 """
 
 from __future__ import annotations
@@ -27,84 +30,26 @@ import threading
 import time
 from collections import deque
 from collections.abc import Generator
-from dataclasses import dataclass
 from itertools import islice
-from typing import Protocol
 
-import numpy as np
-
-from core.capture import SourceInfo, as_image
-from core.counter import MAX_BITS, MIN_BITS
+from core.capture import as_image
 from core.decode.hint import load_hint
 from core.decode.job import LOOKAHEAD, DecodeRequest, FrameReading
 from core.decode.latency import CaptureLog, CaptureSample
+from core.decode.live_request import FrameSource, LiveBatch, LiveRequest
 from core.decode.reader import PanelReader
 from core.decode.sequence import analyse, holds_unknown, repeat_threshold, unknown_figures
+from core.decode.unseen import read_present, with_present_log
 from core.decode.verdict import with_verdict
 
 CHUNK = 600               # readings per analysis window (10 s at 60 Hz)
 MAX_CHUNK = 4 * CHUNK     # a window is cut here even without an index change (a frozen display)
 MAX_PLACEHOLDERS = 1024   # a longer capture loss ends the window
-KEEP = 1 << 16            # readings and capture samples kept for the report (18 min at 60 Hz)
 MAX_EVENTS = 10_000
-BATCH_S = 0.25
 READ_TIMEOUT_S = 0.05
 LOST_NOTE = "lost by the capture (not a display drop)"
 _SUMMED = ("dropped_count", "gap_indices", "gap_runs", "repeated", "out_of_order", "jumps_back", "wraps",
-           "distinct_indices")
-
-
-class FrameSource(Protocol):
-    """What a live decode reads from (:class:`core.capture.LiveSource`)."""
-
-    info: SourceInfo
-    frames_behind: int
-    source_lost: int
-
-    def read(self, timeout: float | None = None): ...
-
-    @property
-    def finished(self) -> bool: ...
-
-    @property
-    def mapping(self) -> dict | None: ...
-
-    def describe(self) -> dict: ...
-
-    def close(self) -> None: ...
-
-
-@dataclass(frozen=True)
-class LiveRequest:
-    """What to decode live; ``seconds`` / ``frames`` end the run (None: until the source ends or
-    the caller cancels)."""
-
-    manifest: str | None = None
-    bits: int | None = None
-    display_fps: float | None = None
-    seconds: float | None = None
-    frames: int | None = None
-    batch_s: float = BATCH_S
-    keep: int = KEEP
-
-    def check(self) -> None:
-        if self.bits is not None and (type(self.bits) is not int or not MIN_BITS <= self.bits <= MAX_BITS):
-            raise ValueError(f"--bits must be {MIN_BITS}..{MAX_BITS}, got {self.bits}")
-        for name, v in (("--display-fps", self.display_fps), ("--seconds", self.seconds),
-                        ("batch_s", self.batch_s)):
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)
-                                  or not np.isfinite(v) or v <= 0):
-                raise ValueError(f"{name} must be a number above 0, got {v}")
-        for name, v in (("--frames", self.frames), ("keep", self.keep)):
-            if v is not None and (type(v) is not int or v < 1):
-                raise ValueError(f"{name} must be a whole number of 1 or more, got {v}")
-
-
-@dataclass(frozen=True)
-class LiveBatch:
-    readings: tuple[FrameReading, ...]
-    samples: tuple[CaptureSample, ...]
-    summary: dict
+           "distinct_indices", "unobservable")
 
 
 class LiveDecode:
@@ -138,6 +83,7 @@ class LiveDecode:
         self._context: int | None = None       # position of the open window's context frame
         self._closed = {k: 0 for k in _SUMMED}
         self._closed_dropped: list[int] = []
+        self._closed_unobservable: list[int] = []
         self._closed_events: list[dict] = []
         self._closed_k: list[tuple[float, int]] = []
         self._indices = (None, None, False)     # first, last, changed
@@ -248,7 +194,9 @@ class LiveDecode:
                 self._closed[key] += seq.summary[key]
             room = MAX_EVENTS - len(self._closed_events)
             self._closed_events.extend(self._own(seq.events)[:max(0, room)])
-            self._closed_dropped.extend(seq.summary["dropped"][: max(0, 100_000 - len(self._closed_dropped))])
+            for mine, theirs in ((self._closed_dropped, "dropped"), (self._closed_unobservable,
+                                                                     "unobservable_indices")):
+                mine.extend(seq.summary[theirs][: max(0, 100_000 - len(mine))])
             if seq.summary["captures_per_frame"] is not None:   # a window its holds tell
                 self._closed_k.append((seq.summary["captures_per_frame"], len(done)))
         if keep_context:
@@ -275,13 +223,14 @@ class LiveDecode:
     def summary(self) -> dict:
         """The running summary (what ``testcard decode`` reports, plus the capture's own drops)."""
         totals = dict(self._closed)
-        dropped = list(self._closed_dropped)
+        dropped, unobservable = list(self._closed_dropped), list(self._closed_unobservable)
         ks = list(self._closed_k)
         if self._open:
             seq = self._analyse(self._open)
             for key in _SUMMED:
                 totals[key] += seq.summary[key]
             dropped += seq.summary["dropped"]
+            unobservable += seq.summary["unobservable_indices"]
             if seq.summary["captures_per_frame"] is not None:
                 ks.append((seq.summary["captures_per_frame"], len(self._open)))
         n_k = sum(n for _, n in ks)
@@ -307,6 +256,8 @@ class LiveDecode:
             "frames": self.total, "read": self.total - c["unreadable"], "decoded": decoded,
             "ok": c["ok"], "torn": c["torn"], "undecodable": c["undecodable"], "unreadable": c["unreadable"],
             "dropped": dropped[:100_000], "dropped_count": totals["dropped_count"],
+            "unobservable": totals["unobservable"], "unobservable_indices": unobservable[:100_000],
+            "capture_misses": 0, "capture_missed": [],
             "gap_frames": c["undecodable"] + c["unreadable"] + self.capture_lost,
             "gap_runs": totals["gap_runs"], "gap_indices": totals["gap_indices"],
             "repeated": totals["repeated"], "frozen": frozen, "out_of_order": totals["out_of_order"],
@@ -342,8 +293,17 @@ class LiveDecode:
                "decoder": self.describe_decoder(), "cancelled": bool(cancelled),
                "frames": [r.to_dict() for r in self.readings], "frames_kept": len(self.readings),
                "summary": self.summary(), "events": self.events()}
-        if self.reader.notes:
-            doc["notes"] = list(self.reader.notes)
+        notes = list(self.reader.notes)
+        if self.request.present_log:   # read now: testcard show writes it when it ends
+            try:
+                log = read_present(self.request.present_log)
+                doc["summary"], doc["events"] = with_present_log(
+                    doc["summary"], doc["events"], log, self.reader.modulus,
+                    self.capture_fps or doc["summary"]["capture_fps_measured"], self.request.present_log)
+            except ValueError as exc:
+                notes.append(f"present log not used: {exc}")
+        if notes:
+            doc["notes"] = notes
         with_verdict(doc)
         return doc
 

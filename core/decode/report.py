@@ -252,6 +252,7 @@ def summary_lines(report: dict, max_events: int = 40) -> list[str]:
         lines.append(f"dropped: unknown ({unknown['dropped_count']})")
     else:
         lines.append(f"dropped: {s['dropped_count']}" + (f" ({shown})" if dropped else ""))
+    lines.extend(unseen_lines(s))
     gap_frames = s.get("gap_frames", s["undecodable"] + s["unreadable"])
     if gap_frames:
         runs = s.get("gap_runs", 0)
@@ -295,6 +296,44 @@ def summary_lines(report: dict, max_events: int = 40) -> list[str]:
     return lines
 
 
+def _listed(values: list, total: int) -> str:
+    shown = ", ".join(str(i) for i in values[:20])
+    more = total - min(len(values), 20)
+    return shown + (f" ... ({more} more)" if more > 0 and values else "")
+
+
+def unseen_text(s: dict) -> str:
+    """The indices the capture could not have seen, in a few words ('' when none): the docks'."""
+    parts = []
+    if s.get("unobservable"):
+        n = s["unobservable"]
+        parts.append(f"unobservable: {n} {'index' if n == 1 else 'indices'} (capture slower than display)")
+    if s.get("capture_misses"):
+        n = s["capture_misses"]
+        parts.append(f"capture misses: {n} {'index' if n == 1 else 'indices'} (on screen less than a "
+                     "capture period)")
+    return "; ".join(parts)
+
+
+def unseen_lines(s: dict) -> list[str]:
+    """Indices the capture could not have seen (:mod:`core.decode.unseen`): never drops."""
+    lines = []
+    if s.get("unobservable"):
+        n, idx = s["unobservable"], s.get("unobservable_indices") or []
+        lines.append(f"unobservable: {n} {'index' if n == 1 else 'indices'} (capture slower than display: "
+                     f"{s.get('capture_fps') or 0:g} fps against {s.get('display_fps') or 0:g} fps), "
+                     "not counted as drops" + (f": {_listed(idx, n)}" if idx else ""))
+    if s.get("capture_misses"):
+        n, idx = s["capture_misses"], s.get("capture_missed") or []
+        lines.append(f"capture misses: {n} {'index' if n == 1 else 'indices'} the present log shows on "
+                     "screen for less than a capture period, not counted as drops"
+                     + (f": {_listed(idx, n)}" if idx else ""))
+    log = s.get("present_log")
+    if log and not log.get("applied"):
+        lines.append(f"present log: not used ({log.get('why')})")
+    return lines
+
+
 def rate_line(s: dict) -> str:
     """Captures per displayed frame and the rates, each "unknown" where nothing supports it."""
     unknown = s.get("unknown") or {}
@@ -325,6 +364,10 @@ def format_event(e: dict) -> str:
                ("" if not idx or len(idx) >= e["count"] else " ...")
         if not idx and "after" in e:
             what += f" between {e['after']} and {e['before']}"
+        if e.get("unobservable"):
+            what += f" (and {e['unobservable']} unobservable)"
+        if e.get("by") == "present log":
+            what += f" (present log: {e.get('never_presented', 0)} never presented)"
     elif kind == "repeat":
         what = f"index {e['index']} held {e['captures']} captures ({e['extra']} extra)"
     elif kind == "torn":
@@ -337,6 +380,12 @@ def format_event(e: dict) -> str:
         what = f"index {e['index']} held for all {e['captures']} captures ({e['extra']} presentations missed)"
     elif kind == "jump_back":
         what = f"back {e['back']} to index {e['index']} after {e['after']}; a new run from here"
+    elif kind in ("unobservable", "capture_miss"):
+        idx = e.get("indices") or []
+        why = "capture slower than display" if kind == "unobservable" else \
+            "on screen less than a capture period"
+        what = (f"{e['count']} {'index' if e['count'] == 1 else 'indices'} between {e['after']} and "
+                f"{e['before']} not seen ({why})" + (f": {', '.join(map(str, idx))}" if idx else ""))
     elif kind == "gap":
         what = (f"{e['indices_unknown']} indices after {e['after']} unseen across {e['frames']} "
                 "frame(s) of unknown content")

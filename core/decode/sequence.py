@@ -2,7 +2,8 @@
 
 Input is the per-frame results in capture order (``core.decode.job.FrameReading``
 or anything with ``position``, ``timestamp``, ``index``, ``status`` and
-``indices``), captured at the display's rate or faster.  Indices wrap modulo
+``indices``), captured at the display's rate or faster, or slower with both rates
+given (then only what the rate ratio proves is a drop).  Indices wrap modulo
 ``2**bits``; they are unwrapped by taking each step as the shortest way round,
 so a counter may wrap any number of times (a gap of half the modulus or more
 cannot be told from going backwards).
@@ -13,6 +14,10 @@ cannot be told from going backwards).
   Each may have shown one index nobody saw (captures come at least as often as
   presentations), so indices missing across a gap are counted as ``gap_indices`` up to the
   number of gap frames, and only the rest as dropped;
+* unobservable: with both rates known and the capture slower than the display, indices
+  missing between two captures that the display may have shown between them (up to what
+  the rate ratio allows: :mod:`core.decode.unseen`), listed as ``unobservable_indices``,
+  never as drops; only a jump beyond what the ratio allows is a drop, counted;
 * repeated: an index held for longer than one presentation.  The captures per
   presentation ``k`` is ``capture_fps / display_fps`` when both are known,
   else estimated from how long indices are held; a hold longer than both
@@ -39,6 +44,8 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from core.decode.unseen import EVENT_LISTED, presentations_between
 
 MAX_LISTED_DROPS = 100_000   # longer gaps are counted, not listed
 GAP_STATUSES = ("undecodable", "unreadable")
@@ -106,7 +113,9 @@ def analyse(results: Sequence, modulus: int, capture_fps: float | None = None,
     prev_i = -1
     seen: set[int] = set()      # every index seen
     run_seen: set[int] = set()  # indices seen since the last jump back
-    jumps: list[tuple[object, int, int, set, int]] = []   # (result, high-water, u, run, gap frames)
+    # (result, high-water, u, run, gap frames, captures and seconds since the high-water was seen)
+    jumps: list[tuple[object, int, int, set, int, int, float | None]] = []
+    hi_at = 0                   # the last result that showed the high-water mark
     out_of_order = jumps_back = wraps = 0
     unwrapped: list[int | None] = [None] * len(results)   # per result: the unwrapped top index
     for j, (i, r, u, idx) in enumerate(obs):
@@ -125,8 +134,12 @@ def analyse(results: Sequence, modulus: int, capture_fps: float | None = None,
                     hi, run_seen = u, set()
             elif u > hi + 1:
                 gap = gaps_before[i] - gaps_before[prev_i + 1] if i > prev_i else 0
-                jumps.append((r, hi, u, run_seen, gap))
+                t0 = results[hi_at].timestamp
+                dt = None if r.timestamp is None or t0 is None else float(r.timestamp) - float(t0)
+                jumps.append((r, hi, u, run_seen, gap, i - hi_at, dt))
         hi = u if hi is None else max(hi, u)
+        if u == hi:
+            hi_at = i
         seen.add(u)
         run_seen.add(u)
         last_u = u
@@ -135,10 +148,12 @@ def analyse(results: Sequence, modulus: int, capture_fps: float | None = None,
         prev_i = i
 
     # -- drops: gaps in the high-water mark never filled later; a gap of unknown frames may hide
-    # one index per frame
+    # one index per frame; a capture slower than the display, what the rate ratio allows
+    slower = bool(capture_fps and display_fps and display_fps > capture_fps)
     dropped: list[int] = []
-    dropped_count = gap_indices = 0
-    for r, h0, u, run, gap in jumps:
+    unobservable: list[int] = []
+    dropped_count = gap_indices = unobservable_n = 0
+    for r, h0, u, run, gap, periods, dt in jumps:
         span = u - h0 - 1
         if span > MAX_LISTED_DROPS:
             missing_n, missing = span, []
@@ -147,17 +162,28 @@ def analyse(results: Sequence, modulus: int, capture_fps: float | None = None,
             missing_n = len(missing)
         if missing_n == 0:
             continue
-        hidden = min(missing_n, gap)
-        gap_indices += hidden
-        lost = missing_n - hidden
         where = {"after": h0 % modulus, "before": u % modulus}
-        if hidden:
+        if slower:   # at most one presentation per capture seen: the rest may have been shown unseen
+            hidden = min(missing_n, presentations_between(display_fps, capture_fps, periods, dt) - 1)
+        else:
+            hidden = min(missing_n, gap)
+        lost = missing_n - hidden
+        listed = [v % modulus for v in missing] if 0 < len(missing) <= EVENT_LISTED else None
+        if hidden and gap:
+            gap_indices += hidden
             events.append(_event("gap", r, frames=gap, indices_unknown=hidden, **where))
+        elif hidden:
+            unobservable_n += hidden
+            if not lost:
+                if len(unobservable) < MAX_LISTED_DROPS:
+                    unobservable.extend(v % modulus for v in missing)
+                events.append(_event("unobservable", r, count=hidden, indices=listed or [], **where))
         if not lost:
             continue
         dropped_count += lost
-        if hidden or not missing:   # which of them the gap showed is not known: counted, not listed
-            events.append(_event("drop", r, count=lost, **where))
+        if hidden or not missing:   # which of them were shown unseen is not known: counted, not listed
+            extra = {"unobservable": hidden, "missing": listed} if hidden and not gap and listed else {}
+            events.append(_event("drop", r, count=lost, **extra, **where))
             continue
         if len(dropped) < MAX_LISTED_DROPS:
             dropped.extend(v % modulus for v in missing)
@@ -232,6 +258,10 @@ def analyse(results: Sequence, modulus: int, capture_fps: float | None = None,
         "unreadable": counts["unreadable"],
         "dropped": dropped,
         "dropped_count": dropped_count,
+        "unobservable": unobservable_n,
+        "unobservable_indices": unobservable,
+        "capture_misses": 0,
+        "capture_missed": [],
         "gap_frames": counts["undecodable"] + counts["unreadable"],
         "gap_runs": gap_runs,
         "gap_indices": gap_indices,
@@ -297,7 +327,7 @@ def unknown_figures(decoded: int, distinct: int, rates_known: bool, capture_fps:
 
 
 _ORDER = {"unreadable": 0, "undecodable": 1, "torn": 2, "wrap": 3, "jump_back": 4, "gap": 5, "drop": 6,
-          "out_of_order": 7, "repeat": 8, "freeze": 9}
+          "unobservable": 6, "capture_miss": 6, "out_of_order": 7, "repeat": 8, "freeze": 9}
 
 
 def _first_index(results, modulus):

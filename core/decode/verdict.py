@@ -8,8 +8,12 @@ and ``verdict`` keys and the Decode dock's verdict.  Each check reads the report
   decoded frames show it; could not be verified when fewer than two frames were decoded, when
   every decoded frame shows one index at unknown rates (a freeze cannot be told from a capture
   of one presentation), when indices went unseen across gaps of unknown content (shown there or
-  dropped: unknown), when the capture is slower than the display (a skipped index is then no
-  drop), or when the decode was cancelled before its end;
+  dropped: unknown), when indices went unseen that the capture could not have seen
+  (unobservable: a capture slower than the display; capture misses: the present log shows them
+  on screen for less than a capture period: :mod:`core.decode.unseen`), or when the decode was
+  cancelled before its end.  Only proven drops fail it: at a capture slower than the display,
+  a jump beyond what the rate ratio allows (or an index the present log shows never presented,
+  or presented long enough to be captured);
 * ``gap`` (``--fail-on-gap``): failed when a captured frame could not be read or decoded;
   passed when every frame was; could not be verified when no frame was read or the decode was
   cancelled.
@@ -113,12 +117,12 @@ def _plural(n: int, word: str) -> str:
 
 def _drop(report: dict) -> tuple[str, str]:
     s = report["summary"]
-    slow = s.get("captures_per_frame_from") == "rates" and s.get("captures_per_frame") is not None \
-        and s["captures_per_frame"] < 1
     if s.get("frozen") is True:
         return FAILED, f"the display froze on index {s.get('first_index')} for the whole capture"
-    if s.get("dropped_count", 0) > 0 and not slow:
-        return FAILED, f"{_plural(s['dropped_count'], 'frame')} dropped"
+    if s.get("dropped_count", 0) > 0:
+        return FAILED, f"{_plural(s['dropped_count'], 'frame')} dropped" + (
+            " (proven: more indices skipped between captures than the rate ratio allows)"
+            if s.get("unobservable") else "")
     why = []
     decoded = s.get("decoded", 0)
     if decoded < 2:
@@ -131,9 +135,15 @@ def _drop(report: dict) -> tuple[str, str]:
         n = s["gap_indices"]
         why.append(f"{n} {'index' if n == 1 else 'indices'} unseen across gaps of unknown content "
                    "(shown there or dropped: unknown)")
-    if slow:
-        why.append(f"the capture ({s.get('capture_fps'):g} fps) is slower than the display "
-                   f"({s.get('display_fps'):g} fps): an index between two captures is no drop")
+    if s.get("unobservable"):
+        n = s["unobservable"]
+        why.append(f"{n} {'index' if n == 1 else 'indices'} unobservable: the capture "
+                   f"({s.get('capture_fps'):g} fps) is slower than the display ({s.get('display_fps'):g} "
+                   "fps), so an index between two captures may have been shown unseen; none proven dropped")
+    if s.get("capture_misses"):
+        n = s["capture_misses"]
+        why.append(f"{n} {'index' if n == 1 else 'indices'} the present log shows on screen for less "
+                   "than a capture period went uncaptured (capture misses, not display drops)")
     if report.get("cancelled"):
         why.append("the decode was cancelled: the frames after it were not seen")
     if why:
