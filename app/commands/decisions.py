@@ -74,7 +74,7 @@ def report_warnings():
 
 
 def run_show(args) -> int:
-    from core.decisions import DecisionCache, list_entries
+    from core.decisions import DecisionCache, list_entries, ms_text, ranked
     from core.engine import PATHS
 
     cache = DecisionCache()
@@ -91,20 +91,21 @@ def run_show(args) -> int:
         row = {"device": r["device"], "here": "yes" if r["here"] else "", "band": r["band"],
                "form": r["form"], "winner": r["winner"],
                "winner_late": late.get(r["winner"]) if r["late"] is not None else "",
-               "measured_at": r["measured_at"], "torch": r["torch"]}
+               "figure": ranked(r["form"]).label, "measured_at": r["measured_at"], "torch": r["torch"]}
         for p in PATHS:
-            row[p] = r["median_ms"].get(p)
+            row[p] = ms_text(r["median_ms"].get(p))
         flat.append(row)
-    print_table(flat, ["device", "here", "band", "form", "winner", "winner_late", *PATHS,
+    print_table(flat, ["device", "here", "band", "form", "winner", "winner_late", "figure", *PATHS,
                        "measured_at", "torch"])
-    if any(r["form"] == "live" for r in rows):
-        print("# live rows: per-path figures are the median of each round's p99 frame cost "
-              "(render + transfer + upload); winner_late = the winner's late frames", file=sys.stderr)
+    for form in dict.fromkeys(r["form"] for r in rows):
+        fig = ranked(form)
+        print(f"# {form} rows: per-path figures are the {fig.name} in {fig.unit} ({fig.means})"
+              + ("; winner_late = the winner's late frames" if form == "live" else ""), file=sys.stderr)
     return 0
 
 
 def run_which(args) -> int:
-    from core.decisions import choose_path, format_band
+    from core.decisions import choose_path, format_band, ms_text, ranked
     from core.engine import check_device
 
     band = format_band(args.band)
@@ -117,15 +118,18 @@ def run_which(args) -> int:
     print(f"{band} on {d.device} ({d.fingerprint}): {d.path}")
     how = {"live": " (live race)", "render": " (render race)"}.get(d.form, "")
     print(f"source: {d.source}{how} -- {d.reason}")
-    if d.form == "live" and d.entry is not None:
+    if d.form in ("live", "render") and d.entry is not None:
         e = d.entry
         c = e["candidates"][d.path]
-        print(f"form: live at {1000.0 / e['period_ms']:.2f} Hz; {d.path}: {c['late']} late frame(s) "
-              f"of {e['rounds'] * e['frames']}, p99 present interval {c['interval_p99_ms']:.2f} ms, "
-              f"p99 frame cost {c['cost_p99_ms']:.2f} ms")
-    elif d.form == "render":
-        print("form: render (renders in isolation; `testcard measure --form live` races in the "
-              "real presenter)")
+        fig = ranked(d.form)
+        figure = (f"{d.path}: {fig.name} {ms_text(c['median_ms'])} {fig.unit} "
+                  f"(spread {ms_text(c['spread_ms'])} ms)")
+        if d.form == "live":
+            print(f"form: live at {1000.0 / e['period_ms']:.2f} Hz; {figure}, {c['late']} late frame(s) "
+                  f"of {e['rounds'] * e['frames']}, p99 present interval {ms_text(c['interval_p99_ms'])} ms")
+        else:
+            print(f"form: render (renders in isolation; `testcard measure --form live` races in the "
+                  f"real presenter); {figure}")
     for why in d.fallthrough:
         print(f"fell through: {why}")
     return 0

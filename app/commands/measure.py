@@ -78,24 +78,30 @@ def result_json(result, fp: str, recorded: bool) -> dict:
 
 
 def result_rows(result) -> list[dict]:
-    rows = []
-    for n, c in result.candidates.items():
-        row = {"band": result.band, "path": n + (" *" if n == result.winner else ""),
-               "status": c.status, "median_ms": c.median_ms, "spread_ms": c.spread_ms,
-               "compile_s": c.compile_s,
-               "vs_default": (f"{c.median_ms / result.default_ms:.2f}x"
-                              if c.median_ms and result.default_ms else ""),
-               "note": c.reason[:60]}
-        if result.form == "live":
-            row.update(late=f"{c.late}/{c.timed_frames}" if c.late is not None else "",
-                       interval_p99_ms=c.interval_p99_ms, cost_p99_ms=c.cost_p99_ms)
-        rows.append(row)
+    """The race's rows (:func:`core.decisions.race_rows`, as the Measure panel shows them) under
+    :func:`table_columns`, each with its band."""
+    from core.decisions import race_rows
+
+    rows = [{"band": result.band, **row.cells(result.form)} for row in race_rows(result)]
+    for row in rows:
+        row["note"] = row["note"][:60]     # the verdict below says it whole
     return rows
 
 
-RENDER_COLUMNS = ["band", "path", "status", "median_ms", "spread_ms", "compile_s", "vs_default", "note"]
-LIVE_COLUMNS = ["band", "path", "status", "late", "interval_p99_ms", "cost_p99_ms", "median_ms",
-                "spread_ms", "compile_s", "vs_default", "note"]
+def table_columns(form: str) -> list[str]:
+    from core.decisions import columns
+
+    return ["band", *columns(form)]
+
+
+def table_note(form: str, default: str | None) -> str:
+    """What the table's figures are, in one line: the ranked figure and the ratio's meaning."""
+    from core.decisions import ranked
+    from core.decisions.figures import VS_DEFAULT
+
+    fig = ranked(form)
+    base = f" ({default})" if default else ""
+    return (f"{fig.name} = {fig.means}; vs default{base} = {VS_DEFAULT.means}; * = winner")
 
 
 def resolve_form(form: str | None) -> str:
@@ -112,8 +118,10 @@ def run(args) -> int:
         RaceRequest,
         RaceSettings,
         band_candidates,
+        default_path,
         fingerprint,
         parse_band,
+        progress_step,
         record_result,
         run_race,
     )
@@ -161,9 +169,7 @@ def run(args) -> int:
         base[(raced or band).name] = sum(len(r) * per for _, r, _ in plans[:i])   # frames before it
 
     def step(name, p):
-        note = {"open": f"{name} starting {p.candidate}", "parity": f"{name} parity",
-                "round": f"{name} round {p.round + 1} {p.candidate}", "done": f"{name} done"}[p.phase]
-        prog.update(base.get(name, 0) + p.done, note)
+        prog.update(base.get(name, 0) + p.done, f"{name} {progress_step(p, settings.rounds)}")
 
     def finished(result):
         recorded = False
@@ -185,13 +191,13 @@ def run(args) -> int:
     if args.json:
         print_json([result_json(r, fp, rec) for r, rec in out])
     else:
-        how = ("live in the real presenter: fewer late frames win, then the lower p99 frame cost; "
-               "median_ms = median of each round's p99 render+transfer+upload"
+        how = ("live in the real presenter: fewer late frames win, then the lower p99 frame cost"
                if form == "live" else "render form (isolated renders)")
+        defaults = sorted({d for d in (default_path(r) for r, _ in out) if d})
         print(f"# {fp}; {settings.rounds} rounds x ({settings.warmup} warm-up + {settings.frames} "
-              f"timed frames); margin {args.margin:g} %; {how}; * = winner")
-        print_table([row for r, _ in out for row in result_rows(r)],
-                    LIVE_COLUMNS if form == "live" else RENDER_COLUMNS)
+              f"timed frames); margin {args.margin:g} %; {how}")
+        print(f"# {table_note(form, ', '.join(defaults))}")
+        print_table([row for r, _ in out for row in result_rows(r)], table_columns(form))
         for r, rec in out:
             print(f"{r.band}: {r.winner or 'no winner'} -- {r.reason}"
                   + (" [recorded]" if rec else ""))

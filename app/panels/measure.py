@@ -22,31 +22,22 @@ chooses the live output's render path again on it, so a verdict takes effect at 
 For the main window (``app/panels/__init__.py``): ``PANEL_TITLE``, ``PANEL_AREA`` and
 ``create_panel(main_window)``; ``shutdown()`` stops the workers.
 
-One piece (about 470 lines): candidates, race controls and the live table are one form --
-every state change goes through ``_update_buttons``, and the table and chart are redrawn
-together from each progress and result -- so what stands alone (the worker, the chart, the
-table, the band picker, the live output, the decision files) has moved out and the rest is its
-layout and its slots.
+Every state change goes through ``_update_buttons``; the table and chart are redrawn together
+from each progress and result, from the same rows (core's :func:`~core.decisions.race_rows`),
+both naming the figure of the race's form.  The band follows the live output: the main window's
+``loop.engine_changed`` asks ``live_band()`` again, which reads the loop once it has the new spec.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QBrush, QColor, QGuiApplication
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
-    QDoubleSpinBox,
-    QFormLayout,
-    QGroupBox,
     QHBoxLayout,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
-    QSpinBox,
     QVBoxLayout,
 )
 
@@ -55,6 +46,7 @@ from app.panels.band_picker import BandPicker
 from app.panels.decision_files import DecisionFileActions
 from app.panels.live_race import LiveOutput
 from app.panels.race_chart import RaceChart
+from app.panels.race_setup import RaceSetup
 from app.panels.race_table import RaceTable
 from app.workers import JobPanel
 from core.decisions import (
@@ -63,15 +55,18 @@ from core.decisions import (
     RaceProgress,
     RaceRequest,
     RaceResult,
+    RaceRow,
     RaceSettings,
     fingerprint,
+    progress_step,
+    race_rows,
+    running_rows,
+    time_left,
 )
-from core.engine import PATHS, available_paths
+from core.engine import available_paths
 
 PANEL_TITLE = "Measure"
 PANEL_AREA = "bottom"
-FORMS = {"live": "live (output window)", "render": "render (isolated)"}
-HEADLESS_PLATFORMS = ("offscreen", "minimal", "vnc")
 
 
 class MeasurePanel(DecisionFileActions, JobPanel):
@@ -109,6 +104,7 @@ class MeasurePanel(DecisionFileActions, JobPanel):
         self._paths_here: dict[str, str | None] = {}
         self._build(devices, device, live_band)
         self._device_changed()
+        self._show_rows([], self.form())
         self._update_buttons()
 
     # ------------------------------------------------------------ layout
@@ -136,40 +132,12 @@ class MeasurePanel(DecisionFileActions, JobPanel):
         left.addWidget(self.picker)
         left.addStretch(1)
 
-        cand_box = QGroupBox("Candidates")
-        cl = QVBoxLayout(cand_box)
-        self.candidate_list = QListWidget()
-        self.candidate_list.setSelectionMode(QAbstractItemView.NoSelection)
-        self.candidate_list.setWordWrap(True)
-        self.candidate_list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        cl.addWidget(self.candidate_list)
-        middle.addWidget(cand_box)
-
-        race_box = QGroupBox("Race")
-        rf = QFormLayout(race_box)
-        defaults = self._defaults
-        self.rounds_spin = QSpinBox(minimum=1, maximum=1000, value=defaults.rounds)
-        self.frames_spin = QSpinBox(minimum=1, maximum=10000, value=defaults.frames)
-        self.warmup_spin = QSpinBox(minimum=0, maximum=10000, value=defaults.warmup)
-        self.margin_spin = QDoubleSpinBox(minimum=0.0, maximum=50.0, value=defaults.margin * 100,
-                                          suffix=" %", decimals=1, singleStep=0.5)
-        self.form_combo = QComboBox()
-        for form, label in FORMS.items():
-            self.form_combo.addItem(label, form)
-        self.form_combo.setToolTip("live: each candidate presented on the output screen at its "
-                                   "cadence; fewer late frames win, then the lower p99 frame cost.\n"
-                                   "render: each render timed in isolation (headless boxes).")
-        if self.live_output is None:
-            self.form_combo.model().item(0).setEnabled(False)
-        live_default = self.live_output is not None \
-            and QGuiApplication.platformName() not in HEADLESS_PLATFORMS
-        self.form_combo.setCurrentIndex(0 if live_default else 1)
-        rf.addRow("Form", self.form_combo)
-        rf.addRow("Rounds", self.rounds_spin)
-        rf.addRow("Timed frames / round", self.frames_spin)
-        rf.addRow("Warm-up frames / round", self.warmup_spin)
-        rf.addRow("Margin", self.margin_spin)
-        middle.addWidget(race_box)
+        self.setup = RaceSetup(self._defaults, live=self.live_output is not None)
+        # the set-up's widgets, by the names the panel's tests and callers use
+        for name in ("candidate_list", "rounds_spin", "frames_spin", "warmup_spin", "margin_spin",
+                     "form_combo"):
+            setattr(self, name, getattr(self.setup, name))
+        middle.addWidget(self.setup)
 
         buttons = QHBoxLayout()
         self.start_button = QPushButton("Start")
@@ -219,7 +187,7 @@ class MeasurePanel(DecisionFileActions, JobPanel):
         right.addWidget(self.receipt_view)
 
         self.picker.band_changed.connect(self._update_buttons)
-        self.form_combo.currentIndexChanged.connect(self._form_changed)
+        self.setup.form_changed.connect(self._form_changed)
         self.device_combo.currentTextChanged.connect(self._device_changed)
         self.start_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
@@ -256,46 +224,31 @@ class MeasurePanel(DecisionFileActions, JobPanel):
             fp = f"unknown ({exc})"
         self.fingerprint_label.setText(f"This box ({device}): <b>{fp}</b>")
         self._paths_here = available_paths(device)
-        self.candidate_list.clear()
-        for path in PATHS:
-            why = self._paths_here.get(path, "not a path of this engine")
-            item = QListWidgetItem(path if why is None else f"{path} - {why}")
-            item.setData(Qt.UserRole, path)
-            if why is None:
-                item.setFlags(Qt.ItemIsEnabled | Qt.ItemIsUserCheckable)
-                item.setCheckState(Qt.Checked)
-            else:
-                item.setFlags(Qt.ItemIsUserCheckable)  # not enabled: greyed, cannot be ticked
-                item.setCheckState(Qt.Unchecked)
-                item.setToolTip(why)
-                item.setForeground(QBrush(QColor(140, 140, 140)))
-            self.candidate_list.addItem(item)
+        self.setup.show_paths(self._paths_here)
         self._update_buttons()
 
-    def candidate_items(self) -> dict[str, QListWidgetItem]:
-        return {self.candidate_list.item(i).data(Qt.UserRole): self.candidate_list.item(i)
-                for i in range(self.candidate_list.count())}
+    def candidate_items(self):
+        return self.setup.candidate_items()
 
     def set_candidates(self, paths) -> None:
-        for name, item in self.candidate_items().items():
-            if item.flags() & Qt.ItemIsEnabled:
-                item.setCheckState(Qt.Checked if name in paths else Qt.Unchecked)
+        self.setup.set_candidates(paths)
 
     def checked_paths(self) -> tuple[str, ...]:
-        return tuple(n for n, it in self.candidate_items().items()
-                     if it.flags() & Qt.ItemIsEnabled and it.checkState() == Qt.Checked)
+        return self.setup.checked_paths()
 
     def form(self) -> str:
         """The form the next race runs in: ``live`` or ``render``."""
-        return self.form_combo.currentData()
+        return self.setup.form()
 
     def set_form(self, form: str) -> None:
-        self.form_combo.setCurrentIndex(self.form_combo.findData(form))
+        self.setup.set_form(form)
 
     @Slot()
     def _form_changed(self, *_) -> None:
-        self.plot.setLabel("left", "p99 frame cost (ms)" if self.form() == "live"
-                           else "median frame time (ms)")
+        # the table and chart name the figure of what they show: the form picked, until a race
+        # of some form starts or its result is on them
+        if not self.running and self.result is None:
+            self._show_rows([], self.form())
         self._update_buttons()
 
     def _update_buttons(self) -> None:
@@ -314,9 +267,7 @@ class MeasurePanel(DecisionFileActions, JobPanel):
         paths = self.checked_paths()
         if not paths:
             raise ValueError("tick at least one candidate")
-        settings = RaceSettings(rounds=self.rounds_spin.value(), frames=self.frames_spin.value(),
-                                warmup=self.warmup_spin.value(), margin=self.margin_spin.value() / 100)
-        return RaceRequest(band, self.device_combo.currentText(), paths, settings)
+        return RaceRequest(band, self.device_combo.currentText(), paths, self.setup.settings())
 
     def _live_request(self, req: RaceRequest) -> RaceRequest:
         """``req`` in the live form: the output opened on its screen showing the band (the
@@ -352,9 +303,8 @@ class MeasurePanel(DecisionFileActions, JobPanel):
             except Exception as exc:  # noqa: BLE001 - whatever stops the output, said in one line
                 self.status_label.setText(f"Cannot race live: {exc}")
                 return
-        self.table.set_form(req.form)
         self.result, self.saved_key = None, None
-        self._show_rows({}, req.paths, None)
+        self._show_rows(running_rows(req.paths, {}), req.form)
         self.verdict_label.setText("")
         self.progress_bar.setValue(0)
         self.status_label.setText(f"Starting {req.band.name} on {req.device}...")
@@ -398,13 +348,9 @@ class MeasurePanel(DecisionFileActions, JobPanel):
     def _show_progress(self, p: RaceProgress) -> None:
         req = self.race_request
         self.progress_bar.setValue(int(p.fraction * 1000))
-        what = {"open": f"starting {p.candidate} (compiling where it compiles)",
-                "parity": "checking parity with numpy",
-                "round": f"round {p.round + 1}/{req.settings.rounds}: {p.candidate}",
-                "done": "deciding"}[p.phase]
-        left = "time left unknown" if p.remaining_s is None else f"about {_duration(p.remaining_s)} left"
-        self.status_label.setText(f"{req.band.name}: {what}; {left}")
-        self._show_rows({n: (m, None) for n, m in p.medians_ms.items()}, req.paths, None)
+        self.status_label.setText(f"{req.band.name}: {progress_step(p, req.settings.rounds)}; "
+                                  f"{time_left(p)}")
+        self._show_rows(running_rows(req.paths, p.medians_ms), req.form)
         self.race_progressed.emit(p)
 
     @Slot(object)
@@ -443,21 +389,13 @@ class MeasurePanel(DecisionFileActions, JobPanel):
 
     # ------------------------------------------------------------ results
     def show_result(self, result: RaceResult) -> None:
-        rows = {n: (c.median_ms, c) for n, c in result.candidates.items()}
-        self._show_rows(rows, tuple(result.candidates), result)
+        self._show_rows(race_rows(result), result.form)
         self.verdict_label.setText(f"<b>Winner: {result.winner or 'none'}</b> - {result.reason}")
 
-    def _show_rows(self, rows: dict, order, result: RaceResult | None) -> None:
-        names = self.table.show_rows(rows, order, result)
-        timed = [(n, rows[n][0], rows[n][1]) for n in names if n in rows and rows[n][0] is not None]
-        self.plot.show_timed(timed, result.winner if result is not None else None)
-
-
-def _duration(s: float) -> str:
-    s = max(0.0, s)
-    if s < 60:
-        return f"{s:.0f} s"
-    return f"{int(s // 60)} min {int(s % 60):02d} s"
+    def _show_rows(self, rows: list[RaceRow], form: str) -> None:
+        """The same rows in the table and the chart, both naming ``form``'s ranked figure."""
+        self.table.show_rows(rows, form)
+        self.plot.show_rows(rows, form)
 
 
 def create_panel(main_window=None) -> MeasurePanel:

@@ -1,9 +1,11 @@
-"""The Measure panel's chart: each candidate's median frame time as a bar, its spread as an
-error bar, the winner's bar in green and labelled.
+"""The Measure panel's chart: each candidate's ranked figure as a bar -- median render time in a
+render race, p99 frame cost in a live one (:func:`core.decisions.ranked`), named so on the axis
+-- its spread as an error bar, the winner's bar in green and labelled.
 
-The axis is in milliseconds and says so once: pyqtgraph's SI prefixing is off (it would turn
-"ms" into "mms" or "kms").  Before a race the axes hold a fixed range with no candidate ticks,
-not the autoscaled range of no data."""
+The bars are the rows the table shows (:class:`core.decisions.RaceRow`), so chart and table
+always hold the same numbers.  The axis is in milliseconds and says so once: pyqtgraph's SI
+prefixing is off (it would turn "ms" into "mms" or "kms").  Before a race the axes hold a fixed
+range with no candidate ticks, not the autoscaled range of no data."""
 
 from __future__ import annotations
 
@@ -11,17 +13,18 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
 
+from core.decisions import RaceRow, ranked
+
 WINNER_COLOUR = QColor(46, 160, 67)
 BAR_COLOUR = QColor(90, 130, 200)
 
 
 class RaceChart(pg.PlotWidget):
-    EMPTY_MS = 20.0   # the frame-time range shown before any candidate has a time
+    EMPTY_MS = 20.0   # the range shown before any candidate has a figure
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.getAxis("left").enableAutoSIPrefix(False)
-        self.setLabel("left", "median frame time (ms)")
         self.setMouseEnabled(x=False, y=False)
         self.hideButtons()
         self.setMinimumHeight(160)
@@ -32,22 +35,26 @@ class RaceChart(pg.PlotWidget):
         self.addItem(self.bars)
         self.addItem(self.error_bars)
         self.addItem(self.winner_text)
-        self.show_timed([], None)
+        self.show_rows([], "render")
 
-    def show_timed(self, timed, winner: str | None) -> None:
-        """``timed``: ``(name, median_ms, CandidateResult or None)`` per candidate with a time so far."""
+    def axis_label(self) -> str:
+        return self.getAxis("left").labelText
+
+    def show_rows(self, rows: list[RaceRow], form: str) -> None:
+        """A bar for each row with a figure so far; the axis names ``form``'s ranked figure."""
+        self.setLabel("left", ranked(form).label)
+        timed = [r for r in rows if r.figure_ms is not None]
         x = np.arange(len(timed), dtype=np.float64)
-        heights = np.array([t[1] for t in timed], dtype=np.float64)
-        spreads = np.array([(t[2].spread_ms or 0.0) if t[2] is not None else 0.0 for t in timed],
-                           dtype=np.float64)
-        brushes = [pg.mkBrush(WINNER_COLOUR if t[0] == winner else BAR_COLOUR) for t in timed]
+        heights = np.array([r.figure_ms for r in timed], dtype=np.float64)
+        spreads = np.array([r.spread_ms or 0.0 for r in timed], dtype=np.float64)
+        brushes = [pg.mkBrush(WINNER_COLOUR if r.winner else BAR_COLOUR) for r in timed]
         self.bars.setOpts(x=x, height=heights, width=0.6, brushes=brushes)
         self.error_bars.setData(x=x, y=heights, height=2 * spreads, beam=0.2)
-        self.getAxis("bottom").setTicks([[(float(i), t[0]) for i, t in enumerate(timed)]])
-        if winner is not None and any(t[0] == winner for t in timed):
-            i = [t[0] for t in timed].index(winner)
+        self.getAxis("bottom").setTicks([[(float(i), r.path) for i, r in enumerate(timed)]])
+        won = [i for i, r in enumerate(timed) if r.winner]
+        if won:
             self.winner_text.setText("winner")
-            self.winner_text.setPos(float(i), float(heights[i] + spreads[i]))
+            self.winner_text.setPos(float(won[0]), float(heights[won[0]] + spreads[won[0]]))
         else:
             self.winner_text.setText("")
         self.setXRange(-0.6, max(len(timed), 1) - 0.4, padding=0)

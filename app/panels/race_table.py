@@ -1,9 +1,11 @@
 """The Measure panel's table: one row per candidate, redrawn from each progress step and from
 the result, the winner's row in green.
 
-In a render race a candidate's time is its median render time; in a live race it is the median
-of its per-round p99 frame cost (render + transfer + upload), and the row also shows what
-decides there first: its late frames, and its p99 present interval."""
+The rows are core's (:func:`core.decisions.race_rows`, :func:`~core.decisions.running_rows`),
+the very rows ``testcard measure`` prints, under the same headers (:func:`core.decisions.columns`):
+the ranked figure named for the race's form -- median render time in a render race, p99 frame
+cost in a live one, which also shows its late frames and p99 present interval first -- and
+"vs default", candidate/default round by round, below 1 faster, as the verdict prints it."""
 
 from __future__ import annotations
 
@@ -11,55 +13,52 @@ from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem
 
 from app.panels.race_chart import WINNER_COLOUR
-from core.decisions import RaceResult
-
-COLUMNS = ["path", "status", "median ms", "spread ms", "late", "p99 interval ms", "compile s",
-           "vs default", "note"]
-LIVE_TIME = "p99 cost ms"      # the time column's header in a live race
+from core.decisions import RaceRow, columns, ranked
+from core.decisions.figures import VS_DEFAULT
 
 
 class RaceTable(QTableWidget):
     def __init__(self, parent=None):
-        super().__init__(0, len(COLUMNS), parent)
-        self.setHorizontalHeaderLabels(COLUMNS)
+        super().__init__(0, 0, parent)
         self.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.verticalHeader().setVisible(False)
         self.horizontalHeader().setStretchLastSection(True)
+        self.form = ""
         self.set_form("render")
 
     def set_form(self, form: str) -> None:
-        """Say what the time column holds, and show the live columns only in a live race."""
-        self.horizontalHeaderItem(2).setText(LIVE_TIME if form == "live" else COLUMNS[2])
-        for j in (COLUMNS.index("late"), COLUMNS.index("p99 interval ms")):
-            self.setColumnHidden(j, form != "live")
+        """The columns of a ``form`` race, each header saying what it holds."""
+        if form == self.form:
+            return
+        self.form = form
+        heads = columns(form)
+        self.setColumnCount(len(heads))
+        self.setHorizontalHeaderLabels(heads)
+        fig = ranked(form)
+        tips = {fig.label: f"{fig.name}: {fig.means}", VS_DEFAULT.label: VS_DEFAULT.means}
+        for j, head in enumerate(heads):
+            self.horizontalHeaderItem(j).setToolTip(tips.get(head, ""))
 
-    def show_rows(self, rows: dict, order, result: RaceResult | None) -> list[str]:
-        """``rows``: ``{name: (median_ms, CandidateResult or None)}`` so far; the names in the
-        order shown (timed first) are returned."""
-        names = [n for n in order if n in rows] + [n for n in order if n not in rows]
-        default_ms = result.default_ms if result is not None else None
-        winner = result.winner if result is not None else None
-        self.setRowCount(len(names))
-        for i, name in enumerate(names):
-            median, c = rows.get(name, (None, None))
-            status = c.status if c is not None else ("running" if median is not None else "waiting")
-            late = "" if c is None or c.late is None else f"{c.late}/{c.timed_frames}"
-            cells = [name + (" (winner)" if name == winner else ""),
-                     status, _num(median), _num(c.spread_ms if c else None), late,
-                     _num(c.interval_p99_ms if c else None, 2), _num(c.compile_s if c else None, 2),
-                     f"{median / default_ms:.2f}x" if median and default_ms else "",
-                     c.reason if c else ""]
-            for j, text in enumerate(cells):
+    def headers(self) -> list[str]:
+        return [self.horizontalHeaderItem(j).text() for j in range(self.columnCount())]
+
+    def show_rows(self, rows: list[RaceRow], form: str) -> None:
+        """``rows`` under the columns of ``form``, in their order."""
+        self.set_form(form)
+        heads = self.headers()
+        self.setRowCount(len(rows))
+        for i, row in enumerate(rows):
+            cells = row.cells(form, winner_mark=" (winner)")
+            for j, head in enumerate(heads):
                 item = self.item(i, j)
                 if item is None:
                     item = QTableWidgetItem()
                     self.setItem(i, j, item)
+                text = cells[head]
                 item.setText(text)
-                item.setToolTip(text if j == len(cells) - 1 else "")
-                item.setForeground(QBrush(WINNER_COLOUR if name == winner
-                                          else self.palette().text().color()))
-        return names
+                item.setToolTip(text if j == len(heads) - 1 else "")
+                item.setForeground(QBrush(WINNER_COLOUR if row.winner else self.palette().text().color()))
 
-
-def _num(v, nd: int = 3) -> str:
-    return "" if v is None else f"{v:.{nd}f}"
+    def cell(self, row: int, header: str) -> str:
+        """The text in ``row`` under ``header`` (for tests and callers)."""
+        return self.item(row, self.headers().index(header)).text()

@@ -3,11 +3,12 @@
 ``bands`` names classes of render work, ``fingerprint`` names the hardware, ``race`` races
 candidates fairly (through the ``Runner`` Protocol) in the ``render`` form, ``live`` in the
 ``live`` form (through the Qt side's ``PresentFrames``), ``verdict`` holds both forms' pure
-verdict rules, ``candidates`` makes the engine's paths candidates (``RaceRequest``),
-``schema`` validates decision documents (and caps them; ``fields`` are its checks), ``cache``
-keeps verdicts on disk, ``index`` holds them in memory for lookups, ``choose`` picks a path
-(race > pin > cache, live before render > default), ``exchange`` exports and imports decision
-files.
+verdict rules, ``figures`` names every figure a race reports (one statistic per name, the same
+in every view), ``rows`` builds a race's table rows for every view, ``candidates`` makes the
+engine's paths candidates (``RaceRequest``), ``schema`` validates decision documents (and caps
+them; ``fields`` are its checks), ``cache`` keeps verdicts on disk, ``index`` holds them in
+memory for lookups, ``choose`` picks a path (race > pin > cache, live before render > default),
+``exchange`` exports and imports decision files.
 """
 
 from core.decisions.bands import (
@@ -31,6 +32,7 @@ from core.decisions.exchange import (
     read_decision_file,
     resolve_devices,
 )
+from core.decisions.figures import RANKED, Figure, half_iqr, ms_text, paired_ratio, ranked, ratio_text
 from core.decisions.fingerprint import fingerprint, is_fingerprint
 from core.decisions.live import (
     LiveFrames,
@@ -54,6 +56,15 @@ from core.decisions.race import (
     race,
     run_race,
 )
+from core.decisions.rows import (
+    RaceRow,
+    columns,
+    default_path,
+    progress_step,
+    race_rows,
+    running_rows,
+    time_left,
+)
 from core.decisions.schema import (
     MAX_ENTRIES,
     MAX_FILE_BYTES,
@@ -70,7 +81,7 @@ from core.decisions.schema import (
     torch_version,
     validate_document,
 )
-from core.decisions.verdict import decide, decide_live, half_iqr, order_by_preference
+from core.decisions.verdict import decide, decide_live, order_by_preference
 
 __all__ = [
     "BAND_FORMATS",
@@ -82,6 +93,7 @@ __all__ = [
     "DecisionCacheWarning",
     "DecisionFileError",
     "FORMS",
+    "Figure",
     "LiveFrames",
     "LiveOutputLost",
     "LiveRound",
@@ -90,11 +102,13 @@ __all__ = [
     "MAX_FILE_BYTES",
     "NewerSchemaError",
     "PresentFrames",
+    "RANKED",
     "RESOLUTIONS",
     "RaceCancelled",
     "RaceProgress",
     "RaceRequest",
     "RaceResult",
+    "RaceRow",
     "RaceSettings",
     "Runner",
     "SCHEMA",
@@ -104,8 +118,10 @@ __all__ = [
     "candidate_figures",
     "choose_path",
     "choose_path_for",
+    "columns",
     "decide",
     "decide_live",
+    "default_path",
     "document",
     "export_decisions",
     "families",
@@ -121,22 +137,30 @@ __all__ = [
     "live_ready_s",
     "make_band",
     "make_key",
+    "ms_text",
     "order_by_preference",
+    "paired_ratio",
     "parse_band",
     "parse_cache",
     "parse_document",
     "parse_pin",
     "race",
     "race_band",
+    "progress_step",
+    "race_rows",
     "raced",
+    "ranked",
+    "ratio_text",
     "read_decision_file",
     "record_result",
     "representative_spec",
     "resolve_devices",
     "round_figures",
     "run_race",
+    "running_rows",
     "set_raced",
     "split_key",
+    "time_left",
     "torch_version",
     "validate_document",
 ]

@@ -39,7 +39,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from core.decisions.verdict import decide, half_iqr, order_by_preference
+from core.decisions.figures import half_iqr
+from core.decisions.verdict import decide, order_by_preference
 
 REFERENCE = "numpy"
 STATUSES = ("ok", "disqualified", "error", "unavailable")
@@ -137,13 +138,6 @@ class RaceResult:
     settings: RaceSettings
     form: str = "render"
     period_ms: float | None = None
-
-    @property
-    def default_ms(self) -> float | None:
-        """The median of the most preferred candidate that finished ``ok`` (the path a box
-        would take without a verdict): what "vs default" compares against."""
-        ok = order_by_preference(n for n, c in self.candidates.items() if c.status == "ok")
-        return self.candidates[ok[0]].median_ms if ok else None
 
 
 @dataclass(frozen=True)

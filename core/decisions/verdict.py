@@ -4,23 +4,31 @@ Both forms start from the first ``ok`` candidate in preference order (numpy, tor
 torch-compiled, torch-cudagraphs) and let each later one, in that order, challenge the current
 choice with paired per-round figures; ties keep the simpler, more precise path.
 
-- ``render`` (:func:`decide`): a challenger wins when its paired per-round time ratio against
-  the choice, median plus half-IQR, is below ``1 - margin``.
+Every ratio is challenger/choice, round by round, the median over rounds
+(:func:`core.decisions.figures.paired_ratio`: below 1 faster), printed as ``challenger/choice
+FIGURE ratio +/- half-IQR`` with the figure named as every view names it
+(:data:`core.decisions.figures.RANKED`).
+
+- ``render`` (:func:`decide`): a challenger wins when its paired median render time ratio
+  against the choice, median plus half-IQR, is below ``1 - margin``.
 - ``live`` (:func:`decide_live`): fewer late frames first.  A challenger wins on late frames
   when its paired per-round difference in late frames, median plus half-IQR, is below zero
   (fewer beyond the measured spread) and its total is below ``1 - margin`` of the choice's
   (fewer by more than the margin); it loses on them in the mirror case.  Otherwise the late
-  frames are a tie and the lower p99 frame cost (render + transfer + upload) decides, by the
-  render form's ratio rule over the per-round p99 costs.
+  frames are a tie and the lower p99 frame cost (each round's p99 of render + transfer +
+  upload) decides, by the render form's ratio rule over the per-round p99 costs.
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Protocol
 
+from core.decisions.figures import RANKED, half_iqr, paired_ratio, ratio_text
 from core.engine import PATHS
+
+_RENDER, _LIVE = RANKED["render"].name, RANKED["live"].name
 
 
 class Raced(Protocol):
@@ -31,23 +39,10 @@ class Raced(Protocol):
     round_late: list[int]     # per round: late frames (a live race)
 
 
-def half_iqr(values: Sequence[float]) -> float:
-    """Half the interquartile range (0 for fewer than two values): the race's spread."""
-    if len(values) < 2:
-        return 0.0
-    q = statistics.quantiles(values, n=4, method="inclusive")
-    return (q[2] - q[0]) / 2.0
-
-
 def order_by_preference(names: Iterable[str]) -> list[str]:
     names = list(names)
     rank = {n: i for i, n in enumerate(PATHS)}
     return sorted(names, key=lambda n: (rank.get(n, len(PATHS)), names.index(n)))
-
-
-def _ratio(a: Sequence[float], b: Sequence[float]) -> tuple[float, float] | None:
-    ratios = [x / y for x, y in zip(a, b, strict=True) if y > 0]
-    return (statistics.median(ratios), half_iqr(ratios)) if ratios else None
 
 
 def _chain(results: Mapping[str, Raced], duel, limit: str) -> tuple[str | None, str]:
@@ -76,16 +71,17 @@ def decide(results: Mapping[str, Raced], margin: float) -> tuple[str | None, str
     """The render form's winner among ``ok`` candidates and why (see the module doc)."""
 
     def duel(challenger, best):
-        got = _ratio(results[challenger].round_ms, results[best].round_ms)
+        got = paired_ratio(results[challenger].round_ms, results[best].round_ms)
         if got is None:
             return None, ""
         ratio, spread = got
+        paired = f"{challenger}/{best} {_RENDER} {ratio_text(ratio, spread)}"
         if ratio + spread < 1.0 - margin:
-            return True, f"{challenger} beats {best}: paired time ratio {ratio:.3f} +/- {spread:.3f}"
-        return False, f"{challenger}/{best} {ratio:.3f} +/- {spread:.3f}"
+            return True, f"{challenger} beats {best}: {paired}"
+        return False, paired
 
     return _chain(results, duel,
-                  f"a challenger needs a ratio below {1.0 - margin:.3f} (margin {margin:.0%})")
+                  f"a challenger needs a {_RENDER} ratio below {1.0 - margin:.3f} (margin {margin:.0%})")
 
 
 def decide_live(results: Mapping[str, Raced], margin: float) -> tuple[str | None, str]:
@@ -104,15 +100,15 @@ def decide_live(results: Mapping[str, Raced], margin: float) -> tuple[str | None
             return True, f"{challenger} beats {best}: fewer late frames ({late})"
         if mid - spread > 0 and late_c * (1.0 - margin) > late_b:
             return False, f"{challenger} has more late frames than {best} ({late})"
-        got = _ratio(c.round_ms, b.round_ms)
+        got = paired_ratio(c.round_ms, b.round_ms)
         if got is None:
-            return False, f"{challenger}/{best}: {late}; no frame cost to compare"
+            return False, f"{challenger}/{best}: {late}; no {_LIVE} to compare"
         ratio, rs = got
-        cost = f"p99 frame cost ratio {ratio:.3f} +/- {rs:.3f}"
+        cost = f"{challenger}/{best} {_LIVE} {ratio_text(ratio, rs)}"
         if ratio + rs < 1.0 - margin:
             return True, f"{challenger} beats {best}: as few late frames ({late}), {cost}"
-        return False, f"{challenger}/{best}: as few late frames ({late}), {cost}"
+        return False, f"{cost}, as few late frames ({late})"
 
     return _chain(results, duel,
                   f"fewer late frames win beyond the per-round spread and by more than {margin:.0%}; "
-                  f"as few win on a p99 frame cost ratio below {1.0 - margin:.3f}")
+                  f"as few win on a {_LIVE} ratio below {1.0 - margin:.3f}")

@@ -63,7 +63,8 @@ def test_measure_records_and_which_reports_the_cache(capsys, tmp_path):
 def test_measure_table_and_no_record(capsys):
     assert main(["measure", *SMALL, "--no-record"]) == 0
     out = capsys.readouterr().out
-    assert "median_ms" in out and "numpy" in out and "torch-eager" in out and " *" in out
+    assert "median render time (ms)" in out and "numpy" in out and "torch-eager" in out and " *" in out
+    assert "vs default (x)" in out and "below 1 faster" in out
     assert "[recorded]" not in out
     assert not cache_path().exists()
 

@@ -201,10 +201,56 @@ def test_the_chart_shows_fixed_empty_axes_before_a_race_and_ms_once(panel):
     assert chart.getAxis("bottom")._tickLevels == [[]]       # no candidate ticks yet
     left = chart.getAxis("left")
     assert left.labelString().count("ms") == 1 and "mms" not in left.labelString()
-    from core.decisions import CandidateResult
+    from core.decisions import RaceRow
 
-    tiny_ms = CandidateResult("numpy", median_ms=0.004, spread_ms=0.001)
-    chart.show_timed([("numpy", 0.004, tiny_ms)], "numpy")
+    chart.show_rows([RaceRow("numpy", "ok", 0.004, 0.001, winner=True)], "render")
     assert "mms" not in left.labelString() and left.labelString().count("ms") == 1
     assert left.autoSIPrefixScale == 1.0
     assert chart.viewRange()[1] == pytest.approx([0.0, 0.005 * 1.15])
+
+
+def _live_verdict():
+    """A live verdict whose ranked figure (median of round p99 costs) and pooled p99 differ."""
+    from core.decisions import CandidateResult, RaceResult, RaceSettings, decide_live, half_iqr
+
+    settings = RaceSettings(rounds=3, frames=50, warmup=5)
+    cands = {}
+    for name, rounds, pooled in (("numpy", [7.9, 8.1, 8.0], 12.5),
+                                 ("torch-eager", [3.79412, 3.7, 3.9], 9.21)):
+        c = CandidateResult(name, round_ms=rounds, round_late=[0, 0, 0], compile_s=0.0)
+        c.median_ms, c.spread_ms = sorted(rounds)[1], half_iqr(rounds)
+        c.late, c.timed_frames, c.interval_p99_ms, c.cost_p99_ms = 0, 150, 16.7, pooled
+        cands[name] = c
+    winner, why = decide_live(cands, settings.margin)
+    return RaceResult("window@64x36/rgb8", "cpu", winner, why, cands, settings, form="live",
+                      period_ms=1000 / 60)
+
+
+def test_one_verdict_shows_one_number_under_one_name_in_every_view(panel, capsys):
+    from app.cli import main
+    from core.decisions import record_result
+
+    result = _live_verdict()
+    assert result.winner == "torch-eager"
+    record_result(result)
+    # the panel's table and chart
+    panel.show_result(result)
+    row = [panel.table.item(i, 0).text() for i in range(panel.table.rowCount())].index(
+        "torch-eager (winner)")
+    assert panel.table.cell(row, "p99 frame cost (ms)") == "3.794"
+    assert panel.plot.axis_label() == "p99 frame cost (ms)"
+    assert list(panel.plot.bar_data()["height"]) == [8.0, 3.79412]
+    ratio = panel.table.cell(row, "vs default (x)")
+    assert f"torch-eager/numpy p99 frame cost {ratio} +/- " in panel.verdict_label.text()
+    # decisions which: the same number under the same name, not the pooled p99 (9.21 ms)
+    assert main(["decisions", "which", "window@64x36/rgb8"]) == 0
+    which = capsys.readouterr().out
+    assert "torch-eager: p99 frame cost 3.794 ms" in which and "9.21" not in which
+    # decisions show: the row names its figure, the winner's column holds that number
+    assert main(["decisions", "show"]) == 0
+    shown = capsys.readouterr()
+    head, _rule, line = shown.out.splitlines()[:3]
+    assert line[head.index("figure"):].startswith("p99 frame cost (ms)")
+    assert line[head.index("torch-eager"):].split()[0] == "3.794"
+    assert line[head.index("numpy"):].split()[0] == "8.000"
+    assert "live rows: per-path figures are the p99 frame cost in ms" in shown.err

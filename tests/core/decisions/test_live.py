@@ -76,9 +76,9 @@ def test_as_few_late_frames_then_the_lower_p99_cost_wins_beyond_the_margin():
     # eager halves the cost; compiled matches eager, inside the margin: the simpler eager stands
     assert result.winner == "torch-eager"
     assert ("torch-eager beats numpy: as few late frames (late frames 0 vs 0, per round +0.0 +/- 0.0), "
-            "p99 frame cost ratio 0.500") in result.reason
-    assert ("torch-compiled/torch-eager: as few late frames (late frames 0 vs 0, per round +0.0 +/- 0.0), "
-            "p99 frame cost ratio 1.000") in result.reason
+            "torch-eager/numpy p99 frame cost 0.500 +/- 0.000") in result.reason
+    assert ("torch-compiled/torch-eager p99 frame cost 1.000 +/- 0.000, as few late frames (late frames "
+            "0 vs 0, per round +0.0 +/- 0.0)") in result.reason
 
 
 def test_compile_frames_are_excluded_and_reported():

@@ -251,17 +251,3 @@ def test_decide_preference_chain():
 def test_settings_refuse_nonsense(kw):
     with pytest.raises(ValueError):
         RaceSettings(**kw)
-
-
-def test_default_ms_is_the_most_preferred_ok_candidates_median():
-    from core.decisions import RaceResult
-
-    def result(**cands):
-        return RaceResult("animated@64x36/rgb10", "cpu", None, "", cands, FAST)
-
-    ok_numpy = CandidateResult("numpy", median_ms=10.0)
-    eager = CandidateResult("torch-eager", median_ms=5.0)
-    assert result(**{"torch-eager": eager, "numpy": ok_numpy}).default_ms == 10.0
-    broken = CandidateResult("numpy", status="error", median_ms=None)
-    assert result(**{"numpy": broken, "torch-eager": eager}).default_ms == 5.0
-    assert result(numpy=broken).default_ms is None
