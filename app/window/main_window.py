@@ -297,8 +297,9 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
 
     def live_band(self) -> Band | None:
         """The band the live output renders: the pattern on screen, its frame size and the
-        display format of the surface presenting it (None where no band covers the format)."""
-        chain = band_chain(self.spec, self.loop.fmt)
+        display format of the surface presenting it (None where no band covers the format).
+        Read from the loop, which has the new spec before it says its engine changed."""
+        chain = band_chain(self.loop.spec, self.loop.fmt)
         return chain[0] if chain else None
 
     def _decisions_read(self, changed: bool, exc: Exception | None, first: bool = False) -> None:

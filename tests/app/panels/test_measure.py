@@ -209,6 +209,26 @@ def test_the_chart_shows_fixed_empty_axes_before_a_race_and_ms_once(panel):
     assert chart.viewRange()[1] == pytest.approx([0.0, 0.005 * 1.15])
 
 
+def test_the_band_follows_the_live_output_at_once(qtbot, main_window):
+    # what the panel shows, and what Start races, is the output's band as soon as it changes:
+    # read after the loop has the new frame, never the one before
+    panel = _measure_panel(main_window)
+    for pattern in ("window", "solid", "counter", "bars"):
+        main_window.choose_pattern(pattern)
+        want = f"{pattern}@64x36/rgb8"
+        assert main_window.live_band().name == want
+        assert panel.band().name == want and panel.picker.live_band.name == want
+        assert panel.band_label.text() == f"<b>{want}</b> (the live output's)"
+        assert panel.picker.live_label.text().startswith(want)
+        assert panel.request().band.name == want
+    # a new frame size (as a screen of another native size brings) is followed the same way
+    main_window.frame_settings.set_values(8, False, [48, 32], False, 16, chosen=True)
+    main_window.apply_edits()
+    assert main_window.spec.width == 48
+    assert panel.band().name == "bars@48x32/rgb8" == panel.request().band.name
+    assert panel.band_label.text() == "<b>bars@48x32/rgb8</b> (the live output's)"
+
+
 def _live_verdict():
     """A live verdict whose ranked figure (median of round p99 costs) and pooled p99 differ."""
     from core.decisions import CandidateResult, RaceResult, RaceSettings, decide_live, half_iqr
