@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from core.capture import open_capture
+from core.decode.scale_check import PlateMismatch, check_plate
 from core.manifest import read_manifest
 
 MIN_DIAMETER = 64          # rendered plate diameter, px: smaller plates are refused
@@ -125,7 +126,9 @@ def zone_plate_scale(capture, geometry: PlateGeometry) -> ScaleReading:
 
     Measures scales from 0.25 to 2 (about 0.2 to 3 at worst) to within 0.02 per axis.  Raises
     ``ValueError`` with one sentence for a capture that is too small or flat, shows no zone
-    plate, or shows one too small or too blurred to measure.
+    plate, or shows one too small or too blurred to measure, and :class:`PlateMismatch` (a
+    ``ValueError``) for a plate whose extent contradicts ``geometry``
+    (:mod:`core.decode.scale_check`).
     """
     g = _luma(capture)
     h, w = g.shape
@@ -155,6 +158,7 @@ def zone_plate_scale(capture, geometry: PlateGeometry) -> ScaleReading:
             continue
         match, centre = _best_match(g, cx, cy, sx, sy, d)
         if match >= MIN_MATCH:
+            check_plate(g, d, float(sx), float(sy), centre, _crop)   # the manifest's plate, or refused
             return ScaleReading(float(sx), float(sy), (float(centre[0]), float(centre[1])), match)
         best = max(best, match)
     if small is not None:
@@ -352,6 +356,8 @@ def scale_steps(capture, geometry: PlateGeometry,
             else:
                 try:
                     row.update(zone_plate_scale(cf.image, geometry).to_dict())
+                except PlateMismatch:
+                    raise     # the manifest is wrong for the whole capture: no reading at all
                 except ValueError as exc:
                     row["error"] = str(exc)
             frames.append(row)
