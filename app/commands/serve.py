@@ -10,10 +10,15 @@ error:`` line and exit 2.  Servers listen on 127.0.0.1 unless an address is give
 listens is printed at start.
 
 Each patch becomes a testcard frame (:class:`app.preview.RemoteLink`) and is acknowledged on
-the wire only once the first frame showing it has been presented.  ``--log FILE`` records every
-patch (receive time, first frame and its present time, latency, source) and every connection
-event as JSON lines.  None of the protocols says whether its code values are video levels:
-``--limited`` says so for all of them (and makes the frame limited range).
+the wire only once the first frame showing it has been presented; the last patch received wins,
+and a patch replaced or not presented within ``--ack-timeout`` gets the protocol's error
+(PGenerator ``ERR``, UPGCI: the connection closed), never the success reply.  The servers'
+slot and timeout rules (``--idle-timeout``, ``--request-timeout``) are
+:mod:`core.remote.servers`'.  ``--log FILE`` records every patch (receive time, first frame and
+its present time, latency, source) and every connection event as JSON lines, appended as they
+come, fsynced every second, and capped by ``--log-max``.  None of the protocols says whether its
+code values are video levels: ``--limited`` says so for all of them (and makes the frame limited
+range).
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from __future__ import annotations
 from app.commands.common import check_output
 
 DEFAULT_COUNTER_BITS = 16
+DEFAULT_LOG_MAX_MB = 32
+DEFAULT_REQUEST_TIMEOUT_S = 10.0
 
 
 def register(sub) -> None:
@@ -37,12 +44,12 @@ def register(sub) -> None:
     g.add_argument("--argyll-web", metavar="URL",
                    help="poll ArgyllCMS's web display, as started by `dispwin -dweb:PORT` or "
                         "`dispcal -dweb:PORT` (e.g. http://127.0.0.1:8080)")
-    g.add_argument("--pgenerator", metavar="[ADDR:]PORT", nargs="?", const="",
+    g.add_argument("--pgenerator", metavar="[ADDR:]PORT", nargs="?", const=True,
                    help="serve PGenerator's protocol (HCFR, DisplayCAL); default port 85, which "
                         "needs privileges to bind; 0.0.0.0:85 to be reached from the network")
     g.add_argument("--discovery", action="store_true",
                    help="answer PGenerator's UDP discovery (port 1977) on --pgenerator's address")
-    g.add_argument("--upgci", metavar="[ADDR:]PORT", nargs="?", const="",
+    g.add_argument("--upgci", metavar="[ADDR:]PORT", nargs="?", const=True,
                    help="serve the Calman-style UPGCI protocol (Calman, ColourSpace; default port 2100)")
     g.add_argument("--allow", metavar="ADDR", action="append", default=[],
                    help="accept clients from this address or network only (repeatable, e.g. "
@@ -62,11 +69,20 @@ def register(sub) -> None:
     p.add_argument("--counter-bits", type=int, default=DEFAULT_COUNTER_BITS,
                    help=f"counter bits with --counter (default {DEFAULT_COUNTER_BITS})")
     p.add_argument("--log", metavar="FILE",
-                   help="write every patch (receive time, first frame, present time, latency, source) "
-                        "and connection event as JSON lines; put in place when serve ends")
+                   help="append every patch (receive time, first frame, present time, latency, source) "
+                        "and connection event to FILE as JSON lines, as they come (fsynced every second)")
+    p.add_argument("--log-max", type=float, default=DEFAULT_LOG_MAX_MB, metavar="MB",
+                   help="cap on the log: past this size FILE becomes FILE.1 (replacing an older one) and "
+                        f"a new FILE is begun (default {DEFAULT_LOG_MAX_MB})")
     p.add_argument("--ack-timeout", type=float, default=5.0, metavar="S",
-                   help="acknowledge a patch not presented within this many seconds anyway, with a "
-                        "log line (default 5)")
+                   help="a patch not presented within this many seconds is never acknowledged: "
+                        "PGenerator answers ERR, UPGCI closes the connection (default 5)")
+    p.add_argument("--idle-timeout", type=float, metavar="S",
+                   help="close a server's client that sends no request for this long (default: never "
+                        "while a slot is free; with all 4 taken, the client idle longest makes room)")
+    p.add_argument("--request-timeout", type=float, default=DEFAULT_REQUEST_TIMEOUT_S, metavar="S",
+                   help="close a server's client whose request has begun and not ended within this "
+                        f"long (default {DEFAULT_REQUEST_TIMEOUT_S:g})")
     p.add_argument("--banner", action="store_true",
                    help="name the screen for a few seconds when the output opens (off by default: a "
                         "meter would read it)")
@@ -85,8 +101,8 @@ def plan_serve(args):
     conns = []
     for kind, value in (("resolve", args.resolve), ("argyll-web", args.argyll_web),
                         ("pgenerator", args.pgenerator), ("upgci", args.upgci)):
-        if value is not None:
-            conns.append(parse_connection(kind, value or None))
+        if value is not None:                 # True: the option alone, the kind's default
+            conns.append(parse_connection(kind, None if value is True else value))
     if not conns:
         raise ValueError("serve needs a connection: give --resolve, --argyll-web, --pgenerator or --upgci")
     if args.discovery:
@@ -105,8 +121,13 @@ def plan_serve(args):
         raise ValueError(f"--counter-bits must be 1..31, got {args.counter_bits}")
     if args.frames < 0:
         raise ValueError(f"--frames must be >= 0, got {args.frames}")
-    if not args.ack_timeout > 0 or args.ack_timeout > 3600:
+    if not args.ack_timeout > 0 or args.ack_timeout > 3600:   # refuses nan and inf too
         raise ValueError(f"--ack-timeout must be above 0 s and at most 3600 s, got {args.ack_timeout:g}")
+    for option, value in (("--idle-timeout", args.idle_timeout), ("--request-timeout", args.request_timeout)):
+        if value is not None and not 0 < value <= 86400:
+            raise ValueError(f"{option} must be above 0 s and at most 86400 s, got {value:g}")
+    if not 0.01 <= args.log_max <= 1e6:
+        raise ValueError(f"--log-max must be 0.01 MB .. 1000000 MB, got {args.log_max:g}")
     if args.screen is not None and not args.screen.strip():
         raise ValueError("--screen takes a screen's index (0, 1, ...) or its name, got ''")
     return conns, allow
@@ -144,10 +165,14 @@ def run_serve(args, conns, allow, log_path, argv=None) -> int:
         bits = args.bit_depth or (10 if kiosk.loop.fmt == "rgb10" else 8)
         return Surface(bits, bool(args.limited), w, h, counter)
 
-    log = RemoteLog(log_path) if log_path else None
+    log = RemoteLog(log_path, max_bytes=max(RemoteLog.MIN_BYTES, int(args.log_max * 1e6))) \
+        if log_path else None
     link = RemoteLink(kiosk.loop, kiosk.show_spec, surface, log=log, allow=allow,
-                      video_levels=args.limited, ack_timeout_s=args.ack_timeout, parent=kiosk)
-    link.event_logged.connect(_print_record)
+                      video_levels=args.limited, ack_timeout_s=args.ack_timeout,
+                      idle_timeout_s=args.idle_timeout, request_timeout_s=args.request_timeout,
+                      parent=kiosk)
+    console = Console()                       # held here: a slot's object must outlive the run
+    link.event_logged.connect(console.print_record)
     try:
         for conn in conns:
             key = link.open(conn, resolution=(w, h), refresh_hz=record.refresh_hz)
@@ -166,7 +191,9 @@ def run_serve(args, conns, allow, log_path, argv=None) -> int:
     finally:
         result = link.shutdown()
     if result is not None:
-        say(result.error or f"logged {result.lines} records to {result.path}")
+        dropped = f" ({result.dropped} dropped: they came faster than the disk took them)" \
+            if result.dropped else ""
+        say(result.error or f"logged {result.lines} records to {result.path}{dropped}")
     print(f"testcard serve: ended ({why}); {link.shown_count} patches shown", flush=True)
     return 0 if result is None or result.error is None else 2
 
@@ -175,20 +202,50 @@ def run_serve(args, conns, allow, log_path, argv=None) -> int:
 QUIET = ("command", "patch", "presented", "listening")
 
 
-def _print_record(record: dict) -> None:
-    kind = record.get("kind")
-    if kind in QUIET:
-        return
-    if kind == "shown":
-        latency = record.get("latency_ms")
-        lat = f", {latency:.1f} ms after it arrived" if latency is not None else ""
-        note = f" ({record['note']})" if record.get("note") else ""
-        text = f"shown at frame {record['frame']}{lat}: {record['message']}{note}"
-    else:
-        text = f"{record.get('source', 'remote')}: {record.get('message', kind)}"
-    from app.commands.common import one_line
+class Console:
+    """What serve prints of the records: every ``shown`` line (at most one a frame), and of the
+    rest at most :attr:`PER_S` lines a second, the others counted and said in one line (the log
+    has every record): a flood of requests must not become a flood of output, which a slow
+    terminal or a full pipe would turn into a stalled serve."""
 
-    print(f"testcard serve: {one_line(text)}", flush=True)
+    PER_S = 20
+
+    def __init__(self, clock=None):
+        import time
+
+        self._clock = clock or time.monotonic
+        self._window = -1.0
+        self._printed = 0
+        self._held = 0
+
+    def print_record(self, record: dict) -> None:
+        kind = record.get("kind")
+        if kind in QUIET:
+            return
+        now = self._clock()
+        if now - self._window >= 1.0:
+            if self._held:
+                self._say(f"{self._held} more events not printed in the last second (--log has them)")
+            self._window, self._printed, self._held = now, 0, 0
+        if kind != "shown":
+            if self._printed >= self.PER_S:
+                self._held += 1
+                return
+            self._printed += 1
+        if kind == "shown":
+            latency = record.get("latency_ms")
+            lat = f", {latency:.1f} ms after it arrived" if latency is not None else ""
+            note = f" ({record['note']})" if record.get("note") else ""
+            text = f"shown at frame {record['frame']}{lat}: {record['message']}{note}"
+        else:
+            text = f"{record.get('source', 'remote')}: {record.get('message', kind)}"
+        self._say(text)
+
+    @staticmethod
+    def _say(text: str) -> None:
+        from app.commands.common import one_line
+
+        print(f"testcard serve: {one_line(text)}", flush=True)
 
 
 __all__ = ["plan_serve", "register", "run", "run_serve"]

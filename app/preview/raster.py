@@ -4,19 +4,73 @@ Used where there is no OpenGL (the offscreen platform).  It never waits for a sw
 loop paces it with a timer.  It lends the render thread host buffers (four: two frames ahead,
 the next present's and the one painted, which a repaint reads again); nearest-neighbour
 scaling and the 1:1 pan are the GL presenter's (:mod:`app.preview.presenter`).
+
+``presented`` means on screen as far as the platform can tell, as the GL presenter's does
+(its ``frameSwapped`` follows a swap that Mesa's software path ends with an ``XSync``): a
+present paints and flushes the backing store at once (``repaint()``, not a deferred
+``update()``), then makes a round trip to the X server on Qt's own connection
+(:func:`x_server_sync`), whose reply comes only after the server has processed the image
+put before it.  A paint emitted from ``paintEvent`` itself came before the flush: a remote
+acknowledgement sent from it could reach the calibration program before the X server showed
+the patch.  A widget that is hidden or unmapped paints nothing and presents nothing.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import time
 
 import numpy as np
-from PySide6.QtCore import QRect, Qt, Signal
-from PySide6.QtGui import QImage, QPainter
+from PySide6.QtCore import QRect, Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication, QImage, QPainter
 from PySide6.QtWidgets import QWidget
 
 from app.preview.pixel_buffers import FREE, PENDING, SHOWN, FrameBuffers
 from app.preview.presenter import Pan, wrap_qimage
+
+
+class _Cookie(ctypes.Structure):
+    _fields_ = [("sequence", ctypes.c_uint)]
+
+
+_XCB: list = []        # [(libxcb, free)] once loaded; [None] where it cannot be
+
+
+def _xcb():
+    if not _XCB:
+        try:
+            lib = ctypes.CDLL(ctypes.util.find_library("xcb") or "libxcb.so.1")
+            lib.xcb_get_input_focus.restype = _Cookie
+            lib.xcb_get_input_focus.argtypes = [ctypes.c_void_p]
+            lib.xcb_get_input_focus_reply.restype = ctypes.c_void_p
+            lib.xcb_get_input_focus_reply.argtypes = [ctypes.c_void_p, _Cookie, ctypes.c_void_p]
+            libc = ctypes.CDLL(None)
+            libc.free.argtypes = [ctypes.c_void_p]
+            _XCB.append((lib, libc.free))
+        except (OSError, AttributeError):
+            _XCB.append(None)
+    return _XCB[0]
+
+
+def x_server_sync() -> bool:
+    """A round trip to the X server on Qt's own xcb connection (``xcb_get_input_focus`` and its
+    reply, as Qt's own ``sync()``): every request Qt made before it -- the backing store's image
+    put -- has been processed when it returns True.  False where there is no X server (another
+    platform) or the round trip failed: nothing could be confirmed."""
+    if QGuiApplication.platformName() != "xcb":
+        return False
+    native = QGuiApplication.instance().nativeInterface() if QGuiApplication.instance() else None
+    conn = native.connection() if native is not None and hasattr(native, "connection") else 0
+    lib = _xcb() if conn else None
+    if lib is None:
+        return False
+    xcb, free = lib
+    reply = xcb.xcb_get_input_focus_reply(conn, xcb.xcb_get_input_focus(conn), None)
+    if not reply:
+        return False
+    free(reply)
+    return True
 
 
 class RasterPresenter(QWidget):
@@ -44,6 +98,12 @@ class RasterPresenter(QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMinimumSize(160, 90)
+        self.confirmed = 0                  # presents the X server confirmed having (x_server_sync)
+        self._paints = 0
+        self._paint_t0 = 0.0
+        self._present_timer = QTimer(self)  # presents run after request_present() returns
+        self._present_timer.setSingleShot(True)
+        self._present_timer.timeout.connect(self._present)
 
     def set_frame(self, data: np.ndarray) -> None:
         t0 = self._clock()
@@ -57,7 +117,19 @@ class RasterPresenter(QWidget):
         self._upload_ms = (self._clock() - t0) * 1e3
 
     def request_present(self) -> None:
-        self.update()
+        if not self._present_timer.isActive():
+            self._present_timer.start(0)
+
+    def _present(self) -> None:
+        """Paint and flush now; ``presented`` once the X server has the frame (see the module)."""
+        painted = self._paints
+        self.repaint()
+        if self._paints == painted:
+            return                          # hidden or unmapped: nothing reached the screen
+        if x_server_sync():
+            self.confirmed += 1
+        upload, self._upload_ms = self._upload_ms, 0.0
+        self.presented.emit(self._paint_t0, self._clock(), upload)
 
     def lend_buffer(self, shape, dtype) -> np.ndarray | None:
         return self._buffers.lend(shape, dtype)
@@ -87,7 +159,8 @@ class RasterPresenter(QWidget):
         return round(self.width() * dpr), round(self.height() * dpr)
 
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
-        t0 = self._clock()
+        self._paint_t0 = self._clock()
+        self._paints += 1
         if self._frame is not self._shown:        # the frame set is painted: the old one is free
             old = self._buffers.find(self._shown)
             if old is not None:
@@ -106,8 +179,6 @@ class RasterPresenter(QWidget):
             target = QRect(round(x / dpr), round(y / dpr), round(w / dpr), round(h / dpr))
             p.drawImage(target, self._image)
         p.end()
-        upload, self._upload_ms = self._upload_ms, 0.0
-        self.presented.emit(t0, self._clock(), upload)
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
         self.key_pressed.emit(event)
