@@ -161,8 +161,8 @@ class MeasurePanel(DecisionFileActions, JobPanel):
         self.table = RaceTable()
         self.plot = RaceChart()
         results = QHBoxLayout()
-        results.addWidget(self.table, 3)
-        results.addWidget(self.plot, 2)
+        results.addWidget(self.table, 2)
+        results.addWidget(self.plot, 1)
         right.addLayout(results, 1)
 
         self.verdict_label = QLabel("")

@@ -9,12 +9,16 @@ cost in a live one, which also shows its late frames and p99 present interval fi
 
 from __future__ import annotations
 
+import textwrap
+
 from PySide6.QtGui import QBrush
-from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from app.panels.race_chart import WINNER_COLOUR
 from core.decisions import RaceRow, columns, ranked
 from core.decisions.figures import VS_DEFAULT
+
+HEADER_LINE = 10     # characters per header line
 
 
 class RaceTable(QTableWidget):
@@ -22,8 +26,11 @@ class RaceTable(QTableWidget):
         super().__init__(0, 0, parent)
         self.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.verticalHeader().setVisible(False)
-        self.horizontalHeader().setStretchLastSection(True)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)   # every figure in view
+        header.setStretchLastSection(True)
         self.form = ""
+        self._heads: list[str] = []
         self.set_form("render")
 
     def set_form(self, form: str) -> None:
@@ -31,16 +38,18 @@ class RaceTable(QTableWidget):
         if form == self.form:
             return
         self.form = form
-        heads = columns(form)
+        heads = self._heads = columns(form)
         self.setColumnCount(len(heads))
-        self.setHorizontalHeaderLabels(heads)
+        # headers on short lines, so a column is about as wide as its figures
+        self.setHorizontalHeaderLabels([textwrap.fill(h, HEADER_LINE) for h in heads])
         fig = ranked(form)
         tips = {fig.label: f"{fig.name}: {fig.means}", VS_DEFAULT.label: VS_DEFAULT.means}
         for j, head in enumerate(heads):
             self.horizontalHeaderItem(j).setToolTip(tips.get(head, ""))
 
     def headers(self) -> list[str]:
-        return [self.horizontalHeaderItem(j).text() for j in range(self.columnCount())]
+        """The columns' headers, each ``name (unit)`` on one line."""
+        return list(self._heads)
 
     def show_rows(self, rows: list[RaceRow], form: str) -> None:
         """``rows`` under the columns of ``form``, in their order."""

@@ -84,3 +84,31 @@ def test_a_live_race_under_xvfb_is_recorded_as_live_and_outranks_the_render_one(
     assert main(["decisions", "show"]) == 0
     shown = capsys.readouterr().out
     assert shown.count("animated@64x36/rgb8") == 2 and " live " in shown and " render " in shown
+
+
+@pytest.mark.qt
+@pytest.mark.xvfb
+def test_a_live_race_under_xvfb_finishes_on_still_and_animated_bands_with_the_compiled_path():
+    from core.engine import path_problem
+
+    why = path_problem("torch-compiled", "cpu")
+    if why:
+        pytest.skip(f"torch-compiled cannot run here: {why}")
+    bands = ["window@64x36/rgb8", "solid@64x36/rgb8", "counter@64x36/rgb8"]
+    with xvfb_server("640x480") as display:
+        env = dict(os.environ, DISPLAY=display, QT_QPA_PLATFORM="xcb", PYTHONPATH=str(ROOT))
+        env.pop("TESTCARD_PRESENTER", None)
+        proc = subprocess.run([sys.executable, "-m", "app", "measure",
+                               *(a for b in bands for a in ("--band", b)),
+                               "--candidates", "numpy,torch-compiled", "--rounds", "2", "--frames", "3",
+                               "--warmup", "1", "--form", "live", "--json", "--no-record"],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert [d["band"] for d in data] == bands and all(d["form"] == "live" for d in data)
+    for d in data:
+        for name in ("numpy", "torch-compiled"):
+            c = d["candidates"][name]
+            assert c["status"] == "ok", (d["band"], name, c["reason"])
+            # every timed frame rendered: a still frame presented again would cost no render
+            assert c["cost_p99_ms"] > 0 and c["median_ms"] > 0
