@@ -1,10 +1,12 @@
 """Frame timing, pure: statistics over timestamp arrays, the live loop's bounded timeline and
 its running totals, the timing view's numbers, a streaming CSV record, pacing decisions with an
-injected clock, and the schedule of frames rendered ahead of their presents.  No Qt."""
+injected clock, the schedule of frames rendered ahead of their presents, and clock pairs (the
+wall clock read around the present clock).  No Qt."""
 
 from core.timing.bench import bench_timing
+from core.timing.clocks import ClockPair, take_clock_pair
 from core.timing.pacing import TIMER, VSYNC, DeadlineSchedule, PacingMonitor
-from core.timing.record import CSV_COLUMNS, RecordResult, TimelineRecorder
+from core.timing.record import CLOCK_COLUMNS, CSV_COLUMNS, RecordResult, TimelineRecorder
 from core.timing.render_ahead import Handed, Job, RenderAhead
 from core.timing.stats import frame_stats, late_mask, measured_period, missed_vsyncs, summary
 from core.timing.timeline import HISTORY_S, Timeline, TimelineSnapshot, history_rows
@@ -19,7 +21,9 @@ from core.timing.view import (
 )
 
 __all__ = [
+    "CLOCK_COLUMNS",
     "CSV_COLUMNS",
+    "ClockPair",
     "DeadlineSchedule",
     "Handed",
     "HISTORY_S",
@@ -44,6 +48,7 @@ __all__ = [
     "missed_vsyncs",
     "span_text",
     "summary",
+    "take_clock_pair",
     "timeline_columns",
     "timing_view",
 ]

@@ -11,18 +11,25 @@ keeps the "since start" figures at O(1) per frame.  The full record can still be
 :meth:`Timeline.append` (one frame, as the loop records) and :meth:`Timeline.extend` (a batch)
 leave the same rows, totals and recording.  :meth:`Timeline.snapshot` hands out copies that a
 worker thread may write to CSV while the loop keeps appending.
+
+Beside the rows, the timeline keeps clock pairs (:mod:`core.timing.clocks`: the present clock
+read between two wall-clock reads), so that a recording stamped by the wall clock can be joined
+to the presents: one on the run's first row, one every :data:`~core.timing.clocks.REFRESH_S`
+seconds' worth of frames (counted in frames, so the loop pays one comparison a frame and a few
+clock reads every couple of seconds), and one on a recording's last row.  Snapshots and
+recordings carry the pairs of their rows.
 """
 
 from __future__ import annotations
 
-import csv
+import bisect
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
 
 import numpy as np
 
-from core.atomic import atomic_path
-from core.timing.record import CSV_COLUMNS, RecordResult, TimelineRecorder, csv_rows
+from core.timing.clocks import REFRESH_S, ClockPair, take_clock_pair
+from core.timing.record import CSV_COLUMNS, RecordResult, TimelineRecorder, TimelineSnapshot
 from core.timing.totals import RunningTotals, check_period
 
 FLOAT_COLUMNS = ("present_s", "render_ms", "transfer_ms", "upload_ms", "present_ms")
@@ -43,50 +50,6 @@ def history_rows(rate_hz: float, history_s: float = HISTORY_S) -> int:
     return int(min(MAX_ROWS, max(MIN_ROWS, want)))
 
 
-@dataclass
-class TimelineSnapshot:
-    index: np.ndarray
-    present_s: np.ndarray
-    render_ms: np.ndarray
-    transfer_ms: np.ndarray
-    upload_ms: np.ndarray
-    present_ms: np.ndarray
-    warmup: np.ndarray
-    paused: np.ndarray
-    path: list[str]
-    errors: dict[int, str]          # row in this snapshot -> message
-    first_frame: int = 0            # the first row's frame number since the run started
-    before_s: float = math.nan      # when the frame before the first row was presented, if known
-
-    def __len__(self) -> int:
-        return len(self.index)
-
-    @property
-    def interval_ms(self) -> np.ndarray:
-        """Present-to-present intervals; NaN for the run's first frame (none before it)."""
-        out = np.full(len(self.present_s), np.nan)
-        if len(self.present_s):
-            out[0] = (self.present_s[0] - self.before_s) * 1e3
-        if len(self.present_s) > 1:
-            out[1:] = np.diff(self.present_s) * 1e3
-        return out
-
-    @property
-    def leading_warmup(self) -> int:
-        """How many frames at the start were warm-up (compile) frames."""
-        not_warm = np.flatnonzero(~self.warmup)
-        return int(not_warm[0]) if len(not_warm) else len(self.warmup)
-
-    def write_csv(self, path) -> int:
-        """Write every row to ``path`` (CSV with a header, whole or not at all); returns the
-        row count."""
-        with atomic_path(path) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
-            w = csv.writer(fh)
-            w.writerow(CSV_COLUMNS)
-            w.writerows(csv_rows(self))
-        return len(self)
-
-
 class Timeline:
     """The bounded per-frame record: a ring of the latest rows plus running totals.
 
@@ -96,8 +59,14 @@ class Timeline:
     """
 
     def __init__(self, capacity: int | None = None, *, period_ms: float = 1000.0 / 60.0,
-                 history_s: float = HISTORY_S):
+                 history_s: float = HISTORY_S, clock_pair: Callable[[], ClockPair] = take_clock_pair,
+                 clock_refresh_s: float = REFRESH_S):
         period = check_period(period_ms)
+        self._clock_pair = clock_pair
+        self._clock_refresh_s = float(clock_refresh_s)
+        self._pair_rows: list[int] = []          # absolute row numbers, ascending
+        self._pairs: list[ClockPair] = []
+        self._next_pair = 0
         self.history_s = float(history_s)
         self._fixed = capacity is not None
         self._cap = max(16, int(capacity)) if capacity is not None else \
@@ -107,6 +76,7 @@ class Timeline:
         self._path_names: list[str] = []
         self._recorder: TimelineRecorder | None = None
         self._recorded = 0
+        self._pair_every = self._pair_interval()
         self._allocate()
 
     # ------------------------------------------------------------ storage
@@ -151,6 +121,7 @@ class Timeline:
         capacity was fixed, the ring is resized to hold :attr:`history_s` at the new rate
         (keeping the newest rows)."""
         self.totals.set_period(period_ms)
+        self._pair_every = self._pair_interval()
         if self._fixed:
             return
         cap = history_rows(1000.0 / self.totals.period_ms, self.history_s)
@@ -170,6 +141,30 @@ class Timeline:
         for a, v in zip(self._arrays(), kept, strict=True):
             self._put(a, r0, v)
         self._errors = {j % self._store: m for j, m in errors.items() if j >= r0}
+
+    # ------------------------------------------------------------ clock pairs
+    def _pair_interval(self) -> int:
+        return max(1, round(self._clock_refresh_s * 1000.0 / self.totals.period_ms))
+
+    def _add_pair(self, row: int) -> None:
+        """A clock pair on absolute row ``row`` (rare: every few seconds' worth of frames)."""
+        self._pair_rows.append(row)
+        self._pairs.append(self._clock_pair())
+        self._next_pair = row + self._pair_every
+        oldest = self._total - self._store
+        if self._pair_rows[0] < oldest:          # pairs of rows the ring no longer holds go
+            k = bisect.bisect_left(self._pair_rows, oldest)
+            del self._pair_rows[:k], self._pairs[:k]
+
+    @property
+    def clock_pairs(self) -> list[ClockPair]:
+        """The clock pairs of the rows held, oldest first."""
+        return self._pairs_in(*self._window(None))[1]
+
+    def _pairs_in(self, r0: int, r1: int) -> tuple[list[int], list[ClockPair]]:
+        a = bisect.bisect_left(self._pair_rows, r0)
+        b = bisect.bisect_left(self._pair_rows, r1)
+        return self._pair_rows[a:b], self._pairs[a:b]
 
     def _row_of(self, slot: int) -> int:
         base = self._total - self._valid
@@ -203,6 +198,7 @@ class Timeline:
         self.totals.clear()
         self._allocate()
         self._recorded = 0
+        self._pair_rows, self._pairs, self._next_pair = [], [], 0
 
     # ------------------------------------------------------------ adding frames
     def append(self, index: int, present_s: float, render_ms: float, transfer_ms: float,
@@ -228,6 +224,8 @@ class Timeline:
         if error:
             self._errors[s] = error
         self.totals.add(t, float(render_ms), warmup)
+        if self._total >= self._next_pair:
+            self._add_pair(self._total)
         self._total += 1
         if self._valid < self._store:
             self._valid += 1
@@ -291,6 +289,11 @@ class Timeline:
                     self._errors[(r0 + k) % self._store] = msg
         self._total += n
         self._valid = min(self._store, self._valid + n)
+        oldest = self._total - self._store
+        if self._next_pair < oldest:              # rows gone at once: no pairs for them
+            self._next_pair += -(-(oldest - self._next_pair) // self._pair_every) * self._pair_every
+        while self._next_pair < self._total:
+            self._add_pair(self._next_pair)
 
     # ------------------------------------------------------------ reading
     def _window(self, last: int | None) -> tuple[int, int]:
@@ -331,10 +334,12 @@ class Timeline:
         before = math.nan
         if r0 > 0 and r0 - 1 >= self._total - self._valid:
             before = float(self._f["present_s"][(r0 - 1) % self._store])
+        rows, pairs = self._pairs_in(r0, r1)
         return TimelineSnapshot(
             take(self._index), *(take(self._f[c]) for c in FLOAT_COLUMNS), take(self._warmup),
             take(self._paused), [names[c] for c in self._take(self._path_codes, r0, r1).tolist()],
-            errors, first_frame=r0, before_s=before)
+            errors, first_frame=r0, before_s=before,
+            clock_pairs=[(j - r0, p) for j, p in zip(rows, pairs, strict=True)])
 
     # ------------------------------------------------------------ streaming the full record
     @property
@@ -354,6 +359,7 @@ class Timeline:
             raise ValueError(f"already recording the timeline to {self._recorder.path}")
         self._recorder = TimelineRecorder(path)
         self._recorded = self._total
+        self._next_pair = self._total            # the first row recorded carries a pair
         return self._recorder.path
 
     @property
@@ -361,17 +367,22 @@ class Timeline:
         return max(1, min(RECORD_BATCH, self._cap // 4))
 
     def _feed(self, force: bool = False) -> None:
-        if self._recorder is None or self._recorded >= self._total:
+        # the newest row waits for the next batch (or the last), where the final pair goes
+        end = self._total if force else self._total - 1
+        if self._recorder is None or self._recorded >= end:
             return
-        if force or self._total - self._recorded >= self._batch:
-            self._recorder.submit(self._snapshot(self._recorded, self._total))
-            self._recorded = self._total
+        if force or end - self._recorded >= self._batch:
+            self._recorder.submit(self._snapshot(self._recorded, end))
+            self._recorded = end
 
     def detach_recording(self) -> TimelineRecorder | None:
         """Hand over the last rows and stop feeding the recording; the caller closes it (on a
         worker thread, say: closing waits for the writes and the fsync).  None when none ran."""
         if self._recorder is None:
             return None
+        last = self._total - 1
+        if last >= self._recorded and (not self._pair_rows or self._pair_rows[-1] != last):
+            self._add_pair(last)                 # the recording ends with a pair
         self._feed(force=True)
         recorder, self._recorder = self._recorder, None
         return recorder

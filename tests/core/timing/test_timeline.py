@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.timing import CSV_COLUMNS, HISTORY_S, Timeline, history_rows
+from core.timing.clocks import ClockPair
 from core.timing.timeline import MAX_ROWS, MIN_ROWS
 
 
@@ -139,6 +140,17 @@ FRAME = st.tuples(
 )
 
 
+def counting_pairs():
+    """Made-up clock pairs, the n-th (n, n, 0): the same rows get the same pairs."""
+    n = iter(range(1 << 30))
+
+    def pair():
+        k = float(next(n))
+        return ClockPair(1e9 + k, k, 0.0)
+
+    return pair
+
+
 def _columns(frames):
     t = 10.0 + np.cumsum([f[0] for f in frames]) / 1e3
     return {"index": np.arange(len(frames)), "present_s": t,
@@ -172,6 +184,7 @@ def _same(a: Timeline, b: Timeline):
                  "warmup", "paused"):
         np.testing.assert_array_equal(getattr(sa, name), getattr(sb, name), err_msg=name)
     assert sa.path == sb.path and sa.errors == sb.errors and sa.first_frame == sb.first_frame
+    assert sa.clock_pairs == sb.clock_pairs
     assert (math.isnan(sa.before_s) and math.isnan(sb.before_s)) or sa.before_s == sb.before_s
     assert a.totals == b.totals
 
@@ -181,7 +194,8 @@ def _same(a: Timeline, b: Timeline):
        st.sampled_from([16, 23, 4096]))
 def test_extend_leaves_exactly_what_appends_leave(frames, cuts, capacity):
     cols = _columns(frames)
-    one, many = Timeline(capacity=capacity), Timeline(capacity=capacity)
+    one, many = (Timeline(capacity=capacity, clock_pair=counting_pairs(), clock_refresh_s=0.25)
+                 for _ in range(2))
     _by_append(cols, one)
     _by_extend(cols, many, cuts)
     _same(one, many)
@@ -192,7 +206,9 @@ def test_extend_leaves_exactly_what_appends_leave(frames, cuts, capacity):
 def test_a_recording_by_extend_equals_one_by_append(tmp_path_factory, frames, cuts):
     folder = tmp_path_factory.mktemp("rec")
     cols = _columns(frames)
-    one, many = Timeline(capacity=16), Timeline(capacity=16)
+    # the clock pairs are real clock readings: the same made-up ones on both sides
+    one, many = (Timeline(capacity=16, clock_pair=counting_pairs(), clock_refresh_s=0.5)
+                 for _ in range(2))
     one.record_to(folder / "one.csv")
     many.record_to(folder / "many.csv")
     _by_append(cols, one)
