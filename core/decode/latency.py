@@ -2,8 +2,9 @@
 
 The present log says when testcard presented each frame index (CLOCK_MONOTONIC seconds: the
 timeline's ``index`` and ``present_s``; the first present of an index counts).  The capture log
-says when each capture was taken (on the same clock: a wall-clock source already mapped, see
-:mod:`core.capture.clock`), what it showed (the decoded counter, modulo ``2**bits``, per robust
+says when each capture was taken (on the same clock: a live wall-clock source already mapped,
+see :mod:`core.capture.clock`; a recording placed by :mod:`core.decode.latency_clock`), what it
+showed (the decoded counter, modulo ``2**bits``, per robust
 band top to bottom), and how many capture frames were lost just before it.
 
 * **unwrapping**: a decoded counter value is taken as the presented index with that value
@@ -25,13 +26,15 @@ band top to bottom), and how many capture frames were lost just before it.
   once; a late present of testcard's own (in its present log) is not a repeat;
 * **corrections** are constant offsets, each listed with its value and applied explicitly
   (``latency_ms`` is corrected, ``uncorrected_latency_ms`` is not): never folded in silently.
+  How a recording's timestamps were put on the present clock is listed first among them
+  (``kind`` ``clock``, with its uncertainty); it was applied before the join, to both figures.
 
 Each sample is quantised to the capture period; the report states the capture rate and what
 that means (``precision``).
 
-One module, a little over 400 lines, because unwrapping, matching, drops and repeats each read
-the others' results over the same two logs; split, each piece would take the join's state as
-arguments and none could be used alone.
+Unwrapping, matching, drops and repeats stay in this one module because each reads the others'
+results over the same two logs; the logs, corrections and small figures are
+:mod:`core.decode.latency_log` (re-exported here).
 """
 
 from __future__ import annotations
@@ -43,136 +46,26 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.decode.latency_log import (
+    CaptureLog,
+    CaptureSample,
+    ClockCorrection,
+    Correction,
+    PresentLog,
+    band_names,
+    end_of_frame_correction,
+    latency_stats,
+    offset_correction,
+    precision_note,
+)
+
 AHEAD = 2                 # frames a capture may show above the index presented by its time
 MAX_LISTED = 10_000       # dropped indices and events listed (more are counted)
 DECODED = ("ok", "torn")
 
-
-@dataclass(frozen=True)
-class PresentLog:
-    """Frame indices testcard presented and when (CLOCK_MONOTONIC seconds), in present order."""
-
-    index: np.ndarray
-    t_s: np.ndarray
-
-    def __post_init__(self):
-        idx = np.asarray(self.index, dtype=np.int64).ravel()
-        t = np.asarray(self.t_s, dtype=np.float64).ravel()
-        if idx.shape != t.shape:
-            raise ValueError(f"the present log has {idx.size} indices for {t.size} times")
-        if not np.isfinite(t).all():
-            raise ValueError("the present log's times must be finite seconds")
-        object.__setattr__(self, "index", idx)
-        object.__setattr__(self, "t_s", t)
-
-    def __len__(self) -> int:
-        return int(self.index.size)
-
-    @classmethod
-    def from_snapshot(cls, snap) -> PresentLog:
-        """From a :class:`core.timing.TimelineSnapshot`; rows whose render failed are left out."""
-        keep = np.ones(len(snap), bool)
-        for row in snap.errors:
-            keep[row] = False
-        return cls(np.asarray(snap.index)[keep], np.asarray(snap.present_s)[keep])
-
-
-@dataclass(frozen=True)
-class CaptureSample:
-    """One capture: ``t_s`` (CLOCK_MONOTONIC seconds), ``status`` (``ok``, ``torn``,
-    ``undecodable``, ``unreadable``), ``indices`` (the distinct counter values it shows, top
-    first), ``bands`` (per robust band, top to bottom, its value or None; empty when unknown),
-    ``lost_before`` (capture frames lost just before it)."""
-
-    t_s: float
-    status: str
-    indices: tuple[int, ...] = ()
-    bands: tuple[int | None, ...] = ()
-    lost_before: int = 0
-
-    @property
-    def index(self) -> int | None:
-        return self.indices[0] if self.indices else None
-
-
-@dataclass(frozen=True)
-class CaptureLog:
-    """The captures of a run.  ``band_y``: each band's data row as a fraction of the capture's
-    height (scan position); ``rate_hz``: the capture rate if known (else measured);
-    ``clock``: what ``t_s`` is on; ``mapping``: the wall-clock mapping used, if any."""
-
-    samples: Sequence[CaptureSample]
-    modulus: int
-    band_y: tuple[float, ...] = ()
-    rate_hz: float | None = None
-    clock: str = "monotonic"
-    mapping: dict | None = None
-    capture_drops: int | None = None     # when None: the sum of the samples' lost_before
-
-
-@dataclass(frozen=True)
-class Correction:
-    """A constant added to every latency (milliseconds; negative to subtract), and why."""
-
-    name: str
-    ms: float
-    why: str = ""
-
-    def __post_init__(self):
-        if not self.name:
-            raise ValueError("a correction needs a name")
-        if isinstance(self.ms, bool) or not isinstance(self.ms, int | float) or not math.isfinite(self.ms):
-            raise ValueError(f"correction {self.name!r} must be a finite number of ms, got {self.ms!r}")
-
-    def to_dict(self) -> dict:
-        return {"name": self.name, "ms": round(float(self.ms), 4), "why": self.why}
-
-
-def end_of_frame_correction(capture_rate_hz: float) -> Correction:
-    """The capture stamps a frame when it is complete, not when its exposure (or scan) began:
-    the light it shows was sampled up to one capture period earlier.  Subtracts one period."""
-    rate = capture_rate_hz
-    if isinstance(rate, bool) or not isinstance(rate, int | float) or not math.isfinite(rate) or rate <= 0:
-        raise ValueError(f"capture rate must be above 0 frames/s, got {capture_rate_hz!r}")
-    return Correction("capture end-of-frame timestamp", -1000.0 / capture_rate_hz,
-                      "timestamps mark the end of each capture frame; its exposure began one "
-                      "capture period earlier")
-
-
-def offset_correction(ms: float) -> Correction:
-    """The capture chain's own latency (measured once by looping the output straight into the
-    capture), subtracted from every sample."""
-    if isinstance(ms, bool) or not isinstance(ms, int | float) or not math.isfinite(ms):
-        raise ValueError(f"--offset-ms must be a finite number of milliseconds, got {ms!r}")
-    return Correction("capture chain offset", -float(ms),
-                      "the capture chain's own latency, entered by the user")
-
-
-def latency_stats(values_ms) -> dict:
-    """n, min, p5, median, mean, p95, p99, max and sd (sample, n-1) of latencies in ms; the
-    figures are None when there are none (sd when fewer than two)."""
-    v = np.asarray(values_ms, dtype=np.float64)
-    v = v[np.isfinite(v)]
-    keys = ("min", "p5", "median", "mean", "p95", "p99", "max", "sd")
-    if v.size == 0:
-        return {"n": 0, **{k: None for k in keys}}
-    p5, p50, p95, p99 = np.percentile(v, [5, 50, 95, 99])
-    sd = float(np.std(v, ddof=1)) if v.size > 1 else None
-    figures = (v.min(), p5, p50, v.mean(), p95, p99, v.max(), sd)
-    return {"n": int(v.size), **{k: None if x is None else round(float(x), 4)
-                                 for k, x in zip(keys, figures, strict=True)}}
-
-
-def band_names(count: int) -> list[str]:
-    """top / middle / bottom for the robust panel's bands (``band N`` for the others)."""
-    names = [f"band {i}" for i in range(count)]
-    if count >= 1:
-        names[0] = "top"
-    if count >= 2:
-        names[-1] = "bottom"
-    if count >= 3:
-        names[count // 2] = "middle"
-    return names
+__all__ = ["AHEAD", "CaptureLog", "CaptureSample", "ClockCorrection", "Correction", "Join", "PresentLog",
+           "band_names", "end_of_frame_correction", "join", "latency_report", "latency_stats",
+           "offset_correction", "precision_note", "unwrap_index"]
 
 
 @dataclass
@@ -224,17 +117,6 @@ def _capture_rate(log: CaptureLog) -> float | None:
     d = np.diff(t)
     d = d[d > 0]
     return float(1.0 / np.median(d)) if d.size else None
-
-
-def precision_note(rate_hz: float | None) -> str:
-    if not rate_hz:
-        return "capture rate unknown: each sample is quantised to the capture period"
-    period = 1000.0 / rate_hz
-    return (f"each sample is quantised to the capture period ({period:.2f} ms at {rate_hz:.2f} Hz): a "
-            "frame is seen at the first capture after it reaches the screen, up to one period late. "
-            "A free-running capture's phase wanders, so the error averages below one period (about "
-            "half); a capture genlocked to the display keeps one phase and can bias every sample by "
-            "up to a frame.  Capture faster than the display to tighten it.")
 
 
 @dataclass
@@ -406,7 +288,8 @@ def latency_report(present: PresentLog, captures: CaptureLog, *,
         "after_capture": int((status == "after_capture").sum()),
         "latency_ms": latency_stats(lat),
         "uncorrected_latency_ms": latency_stats(raw_ms[matched]),
-        "corrections": [c.to_dict() for c in corrections],
+        "corrections": ([captures.placed.to_dict()] if captures.placed else [])
+                       + [c.to_dict() for c in corrections],
         "corrections_total_ms": round(shift_ms, 4),
         "display_drops": drops,
         "dropped": dropped,

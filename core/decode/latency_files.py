@@ -3,7 +3,10 @@ per-frame CSV, a histogram PNG and a latency-over-time PNG.
 
 The present log is the CSV testcard exports (``core.timing.CSV_COLUMNS``: the kiosk's
 ``--timeline``, the GUI's export); only ``index`` and ``present_s`` are needed, and a row whose
-``error`` is set (its render failed: nothing new was presented) is left out.  It is read as
+``error`` is set (its render failed: nothing new was presented) is left out.  The clock pairs
+(``clock_realtime_s``, ``clock_monotonic_s``, ``clock_uncertainty_s``, filled on a few rows) are
+read where present, whatever the row's ``error``; a log written before them reads as it did,
+without pairs.  It is read as
 untrusted input: bounded in size and rows, every value checked, one ``ValueError`` naming the
 file, line and column.  Plots are drawn as :mod:`core.decode.report` draws its plot (numpy and
 OpenCV primitives, no plotting library, no Qt); every file goes through :mod:`core.atomic`.
@@ -24,6 +27,8 @@ from core.atomic import atomic_path, require_parent
 from core.decode.latency import PresentLog
 from core.decode.report import COLOURS, nice_ticks
 from core.imageio import write_frame
+from core.timing.clocks import ClockPair
+from core.timing.record import CLOCK_COLUMNS
 
 MAX_BYTES = 1 << 31          # a present log larger than this is refused (a day at 60 Hz: ~0.4 GB)
 MAX_ROWS = 20_000_000
@@ -46,7 +51,9 @@ def parse_present_log(text: str, name: str = "present log") -> PresentLog:
                              "CSV (export one from the timing dock or the kiosk's --timeline)")
         ci, ct = cols.index("index"), cols.index("present_s")
         ce = cols.index("error") if "error" in cols else None
+        cp = [cols.index(c) for c in CLOCK_COLUMNS] if all(c in cols for c in CLOCK_COLUMNS) else None
         idx, ts = array("q"), array("d")
+        pairs: list[ClockPair] = []
         for line, row in enumerate(reader, start=2):
             if not row or (len(row) == 1 and not row[0].strip()):
                 continue
@@ -54,6 +61,8 @@ def parse_present_log(text: str, name: str = "present log") -> PresentLog:
                 raise ValueError(f"{name} has more than {MAX_ROWS:,} rows")
             if len(row) <= max(ci, ct) or any(len(f) > MAX_FIELD for f in row):
                 raise ValueError(f"{name} line {line}: expected {len(cols)} columns, got a row of {len(row)}")
+            if cp is not None and max(cp) < len(row) and row[cp[0]].strip():
+                pairs.append(_clock_pair(row, cp, name, line))
             if ce is not None and ce < len(row) and row[ce].strip():
                 continue
             v, t = row[ci].strip(), row[ct].strip()
@@ -73,7 +82,26 @@ def parse_present_log(text: str, name: str = "present log") -> PresentLog:
         raise ValueError(f"{name}: not a readable CSV ({exc})") from None
     if not idx:
         raise ValueError(f"{name} has no presented frames")
-    return PresentLog(np.frombuffer(idx, np.int64).copy(), np.frombuffer(ts, np.float64).copy())
+    return PresentLog(np.frombuffer(idx, np.int64).copy(), np.frombuffer(ts, np.float64).copy(),
+                      tuple(pairs))
+
+
+def _seconds(text: str, column: str, name: str, line: int) -> float:
+    t = text.strip()
+    try:
+        v = float(t) if len(t) <= 40 else math.nan
+    except ValueError:
+        v = math.nan
+    if not math.isfinite(v):
+        raise ValueError(f"{name} line {line}: {column} must be a finite number of seconds, got {t[:40]!r}")
+    return v
+
+
+def _clock_pair(row: list[str], cols: list[int], name: str, line: int) -> ClockPair:
+    r, m, u = (_seconds(row[c], col, name, line) for c, col in zip(cols, CLOCK_COLUMNS, strict=True))
+    if u < 0:
+        raise ValueError(f"{name} line {line}: clock_uncertainty_s must be 0 or more, got {u:g}")
+    return ClockPair(r, m, u)
 
 
 def read_present_log(path) -> PresentLog:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.decode.latency import CaptureLog, CaptureSample, PresentLog
+from core.timing.clocks import ClockPair
 
 BAND_Y = (0.2, 0.5, 0.8)
 
@@ -86,3 +87,24 @@ def sample(t: float, bands, lost_before: int = 0) -> CaptureSample:
         return CaptureSample(t, "undecodable", (), tuple(bands), lost_before)
     distinct = tuple(dict.fromkeys(seen))
     return CaptureSample(t, "torn" if len(distinct) > 1 else "ok", distinct, tuple(bands), lost_before)
+
+
+def wall_clock(present: PresentLog, captures: CaptureLog, *, offset_s: float = 1.7e9,
+               slew_ppm: float = 0.0, every_s: float = 2.0, uncertainty_s: float = 1e-6,
+               step_at_s: float | None = None, step_s: float = 0.0):
+    """The same run with the wall clock beside the present clock: wall = monotonic + offset,
+    the offset slewing ``slew_ppm`` and jumping ``step_s`` at monotonic ``step_at_s``.  Returns
+    the present log with clock pairs every ``every_s`` over the presents (and one at each end),
+    the captures stamped by the wall clock, and the wall clock as a function."""
+
+    def wall(m):
+        m = np.asarray(m, np.float64)
+        jump = 0.0 if step_at_s is None else np.where(m >= step_at_s, step_s, 0.0)
+        return m + offset_s + (m - present.t_s[0]) * slew_ppm * 1e-6 + jump
+
+    at = np.arange(present.t_s[0], present.t_s[-1], every_s).tolist() + [float(present.t_s[-1])]
+    pairs = tuple(ClockPair(float(wall(m)), float(m), uncertainty_s) for m in at)
+    stamped = [CaptureSample(float(wall(s.t_s)), s.status, s.indices, s.bands, s.lost_before)
+               for s in captures.samples]
+    return (PresentLog(present.index, present.t_s, pairs),
+            CaptureLog(stamped, captures.modulus, captures.band_y, captures.rate_hz), wall)
