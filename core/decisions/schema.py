@@ -16,7 +16,11 @@ A decision file is all or nothing (:func:`parse_document`); the cache is read en
 
 Schema 2 records how each verdict was raced, ``form`` (``render``: renders in isolation;
 ``live``: in the real presenter at the screen's cadence, with the screen's ``period_ms`` and each
-candidate's ``late`` frames, ``interval_p99_ms`` and ``cost_p99_ms``).  A live verdict is keyed
+candidate's ``late`` frames, ``interval_p99_ms`` and ``cost_p99_ms``).  A candidate's
+``median_ms`` is the figure its form ranks on (:data:`core.decisions.figures.RANKED`: the median
+render time, or in a live entry the p99 frame cost, each a median over rounds), ``spread_ms``
+its half-IQR over rounds; ``cost_p99_ms`` is the p99 of every timed frame's cost pooled, a
+different statistic that no view shows under the ranked figure's name.  A live verdict is keyed
 ``fingerprint|band|live`` beside the render one, ``fingerprint|band``, so both may be held and
 :mod:`core.decisions.choose` takes the live one first.  An entry without ``form`` reads as
 render; a schema 1 document (no forms) is migrated as it is read, entry by entry, and the file
