@@ -8,8 +8,11 @@ present log comes from the frame loop: the frame index and the moment its swap r
 presents made while the capture ran are joined.
 
 Offline (``--timeline PRESENT.csv --capture FILE``): a present log exported from testcard (the
-timing dock's export or record) joined with a recorded capture whose timestamps are on the same
-clock (``--capture-offset-s`` shifts them onto it).
+timing dock's export or record, ``testcard show --timeline``) joined with a recorded capture.
+Which clock the recording's timestamps are on -- the present log's monotonic one (V4L2 with
+``-copyts``), the wall clock (``x11grab`` with ``-copyts``, mapped through the log's clock pairs)
+or none (FFmpeg's default, refused with the flags that keep the clock) -- is recognised by
+:func:`core.decode.latency_clock.place_capture`; ``--capture-offset-s`` overrides it.
 
 Test hooks, each read in one place: ``TESTCARD_TEST_STALL_EVERY=N`` (the frame loop: every
 N-th frame is overwritten at once, a display drop) and ``TESTCARD_TEST_CAPTURE_STALL_EVERY=N``
@@ -28,7 +31,6 @@ from app.commands.latency_live import run_live
 
 MAX_SECONDS = 24 * 3600.0
 CAPTURE_STALL_ENV = "TESTCARD_TEST_CAPTURE_STALL_EVERY"
-MAX_LATENCY_S = 2.0       # a recording starting later than this after the last present cannot join
 
 
 def register(sub) -> None:
@@ -56,9 +58,10 @@ def register(sub) -> None:
     offline.add_argument("--timeline", metavar="PRESENT.csv",
                          help="present log: a timeline CSV exported or recorded by testcard")
     offline.add_argument("--capture", metavar="FILE", help="the recorded capture (a video file)")
-    offline.add_argument("--capture-offset-s", type=float, default=0.0, metavar="S",
+    offline.add_argument("--capture-offset-s", type=float, metavar="S",
                          help="seconds added to the capture's timestamps to put them on the present "
-                              "log's clock (default 0: both CLOCK_MONOTONIC)")
+                              "log's clock (default: recognise the capture's clock, monotonic or wall "
+                              "clock, from the present log's clock pairs)")
     p.add_argument("--offset-ms", type=float, metavar="MS",
                    help="the capture chain's own latency (measured once by looping the output straight "
                         "into the capture), subtracted from every sample and listed as a correction")
@@ -94,7 +97,7 @@ def _check(args) -> None:
             raise CliError(f"--bits must be {MIN_BITS}..{MAX_BITS}, got {args.bits}")
         if args.screen is not None and not args.screen.strip():
             raise CliError("--screen takes a screen's index (0, 1, ...) or its name, got ''")
-    if not math.isfinite(args.capture_offset_s):
+    if args.capture_offset_s is not None and not math.isfinite(args.capture_offset_s):
         raise CliError(f"--capture-offset-s must be a finite number of seconds, "
                        f"got {args.capture_offset_s:g}")
     if args.offset_ms is not None:
@@ -213,10 +216,10 @@ def report_lines(report: dict) -> list[str]:
     lines.append(f"capture drops: {report['capture_drops']}{behind}  captures: {report['captures']}, "
                  f"unknown content {report['captures_unknown']}, unmatched {report['unmatched_captures']}")
     corr = report.get("corrections") or []
-    lines.append("corrections: " + ("; ".join(f"{c['name']} {c['ms']:+.3f} ms" for c in corr) if corr
+    lines.append("corrections: " + ("; ".join(_correction_text(c) for c in corr) if corr
                                     else "none (latency_ms is the raw join)"))
     mapping = report.get("clock_mapping")
-    if mapping:
+    if mapping and "readings" in mapping:
         lines.append(f"capture clock: {report['capture_clock']}, mapped by {mapping['readings']} bracketed "
                      f"readings (uncertainty {mapping['uncertainty_ms']} ms, steps {mapping['steps']})")
     else:
@@ -225,6 +228,24 @@ def report_lines(report: dict) -> list[str]:
     lines.append("present time is when testcard's swap returned, not when light left the screen")
     lines.extend(f"note: {n}" for n in report.get("notes", []))
     return lines
+
+
+CLOCK_NAMES = {"monotonic": "already CLOCK_MONOTONIC", "realtime": "wall clock (CLOCK_REALTIME) onto "
+               "CLOCK_MONOTONIC", "offset": "shifted by --capture-offset-s"}
+
+
+def _correction_text(c: dict) -> str:
+    if c.get("kind") != "clock":
+        return f"{c['name']} {c['ms']:+.3f} ms"
+    unc = c.get("uncertainty_ms")
+    how = CLOCK_NAMES.get(c["clock"], c["clock"])
+    text = f"{c['name']}: {how}, {c['offset_s']:+.6f} s added to its timestamps"
+    if c["clock"] == "realtime":
+        text += (f" (uncertainty {unc:.4f} ms, {c['clock_pairs']} clock pairs, offset moved "
+                 f"{c['offset_span_ms']:.3f} ms, {c['steps']} steps)")
+    elif unc is None:
+        text += " (uncertainty: the user's)"
+    return text
 
 
 def _write(args, report: dict) -> None:
@@ -264,6 +285,7 @@ def offline_report(args) -> dict:
 
     from core.capture import open_source
     from core.decode import LiveDecode, LiveRequest, latency_report, read_present_log
+    from core.decode.latency_clock import place_capture
 
     present = read_present_log(args.timeline)
     source = open_source(f"file:{args.capture}", paced=False)
@@ -284,15 +306,13 @@ def offline_report(args) -> dict:
     log = live.capture_log()
     if not log.samples:
         raise CliError(f"no frames could be read from {args.capture}")
-    off = float(args.capture_offset_s)
-    log = replace(log, samples=tuple(replace(s, t_s=s.t_s + off) for s in log.samples),
-                  clock="capture file timestamps" + (f" {off:+g} s" if off else ""))
-    lo, hi = log.samples[0].t_s, log.samples[-1].t_s
-    if len(present) and (hi < present.t_s.min() or lo > present.t_s.max() + MAX_LATENCY_S):
-        raise CliError(f"the capture's timestamps ({lo:.3f}..{hi:.3f} s) do not overlap the present "
-                       f"log's ({present.t_s.min():.3f}..{present.t_s.max():.3f} s): record the capture "
-                       "with CLOCK_MONOTONIC timestamps (a V4L2 device's own, kept with -copyts) or "
-                       "give --capture-offset-s")
+    try:
+        times, placed = place_capture(present, [s.t_s for s in log.samples], args.capture_offset_s)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    samples = tuple(replace(s, t_s=float(t)) for s, t in zip(log.samples, times, strict=True))
+    log = replace(log, samples=samples,
+                  clock={"realtime": "realtime-mapped"}.get(placed.clock, placed.clock), placed=placed)
     report = latency_report(present, log, corrections=corrections(args, log.rate_hz))
     report["source"] = decoded.get("capture")
     report["decode"] = {k: decoded["summary"].get(k) for k in (

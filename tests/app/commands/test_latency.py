@@ -9,13 +9,16 @@ import pytest
 
 from app.cli import main
 from app.commands import latency as cmd
+from core.decode.latency_clock import KEEP_CLOCK_FLAGS
 from core.timing import Timeline
+from core.timing.clocks import ClockPair
 from tests.helpers.latency_sim import Run
 from tests.helpers.live_sim import counter_plane, counter_spec
 from tests.helpers.live_sources import write_gray_video
 
 SPEC = counter_spec(320, 180)
 MS = 0.5 + 1e-6          # a Matroska file keeps its timestamps in whole milliseconds
+WALL_S = 1.7e9           # the wall clock, ahead of the monotonic clock by this
 
 
 def run_cli(capsys, *argv):
@@ -78,12 +81,15 @@ def test_capture_hook_is_read_in_one_place_and_stalls_past_the_queue():
 
 
 # ------------------------------------------------------------ offline: a present log and a recording
-def recorded_run(tmp_path, run: Run, shift_s: float = 0.0):
-    """The present log as testcard exports it, and a lossless recording of what the capture saw,
-    its timestamps on the present log's clock (plus ``shift_s``)."""
+def recorded_run(tmp_path, run: Run, shift_s: float = 0.0, wall_s: float = WALL_S):
+    """The present log as testcard exports it (its clock pairs saying the wall clock is the
+    present clock plus ``wall_s``), and a lossless recording of what the capture saw, its
+    timestamps on the present log's clock (plus ``shift_s``)."""
     present, captures = run.build()
-    tl = Timeline()
+    now = {"t": 0.0}
+    tl = Timeline(clock_pair=lambda: ClockPair(now["t"] + wall_s, now["t"], 1e-6))
     for i, t in zip(present.index, present.t_s, strict=True):
+        now["t"] = float(t)
         tl.append(int(i), float(t), 1.0, 0.0, 0.0, 0.0, "numpy")
     csv_path = tmp_path / "present.csv"
     tl.snapshot().write_csv(csv_path)
@@ -111,7 +117,9 @@ def test_offline_join_recovers_the_latency_and_the_drops(capsys, tmp_path):
     for f in r["frames"]:
         if f["status"] == "matched":      # quantised to the capture period (Matroska keeps whole ms)
             assert 30.0 - MS <= f["latency_ms"] < 30.0 + period_ms + MS
-    assert r["capture_clock"].startswith("capture file timestamps") and not r["notes"]
+    assert r["capture_clock"] == "monotonic" and not r["notes"]
+    clock = r["corrections"][0]
+    assert (clock["kind"], clock["clock"], clock["offset_s"]) == ("clock", "monotonic", 0.0)
     assert out_csv.read_text().count("\n") == 121 and plot.stat().st_size and hist.stat().st_size
 
 
@@ -123,11 +131,48 @@ def test_capture_offset_puts_a_shifted_recording_on_the_present_clock(capsys, tm
     rc, out, _err = run_cli(capsys, "--timeline", str(csv_path), "--capture", str(video),
                             "--capture-offset-s", "-20", "--offset-ms", "10", "--json")
     r = json.loads(out)
-    assert rc == 0 and r["matched"] == 60
+    assert rc == 0 and r["matched"] == 60 and r["capture_clock"] == "offset"
+    clock, chain = r["corrections"]
+    assert (clock["clock"], clock["offset_s"], clock["uncertainty_ms"]) == ("offset", -20.0, None)
     # the chain's own 10 ms is a correction: listed, applied, the raw figure kept beside it
-    assert r["corrections"][0]["ms"] == -10.0
+    assert chain["ms"] == -10.0 and r["corrections_total_ms"] == -10.0
     assert r["latency_ms"]["median"] == pytest.approx(r["uncorrected_latency_ms"]["median"] - 10.0)
     assert 40.0 - MS <= r["latency_ms"]["min"] <= r["latency_ms"]["max"] < 40.0 + 1000 / 120 + MS
+
+
+def test_a_wall_clock_recording_joins_with_no_offset_through_the_clock_pairs(capsys, tmp_path):
+    """Stamped as x11grab stamps (the wall clock, kept by -copyts): recognised and mapped."""
+    run = Run(frames=120, display_hz=60.0, capture_hz=120.0, latency_s=0.030, t0=1000.0, drops=(50,))
+    csv_path, video, _ = recorded_run(tmp_path, run, shift_s=WALL_S)
+    rc, out, err = run_cli(capsys, "--timeline", str(csv_path), "--capture", str(video), "--json")
+    assert rc == 0, err
+    r = json.loads(out)
+    assert r["matched"] == 119 and r["dropped"] == [50] and r["capture_clock"] == "realtime-mapped"
+    clock = r["corrections"][0]
+    assert clock["clock"] == "realtime" and clock["offset_s"] == pytest.approx(-WALL_S, abs=1e-3)
+    # a 2 s run: one pair, on its first row; the captures after it may have slewed 0.5 ms/s since
+    assert clock["clock_pairs"] == 1 and clock["steps"] == 0
+    assert 0.0 < clock["uncertainty_ms"] < 2.25 * 0.5 + 0.01
+    assert r["corrections_total_ms"] == 0.0
+    for f in r["frames"]:
+        if f["status"] == "matched":
+            assert 30.0 - MS <= f["latency_ms"] < 30.0 + 1000 / 120 + MS
+    rc, out, _err = run_cli(capsys, "--timeline", str(csv_path), "--capture", str(video))
+    assert rc == 0
+    assert "corrections: capture clock: wall clock (CLOCK_REALTIME) onto CLOCK_MONOTONIC, " in out
+    assert "clock pairs" in out and "uncertainty " in out
+
+
+def test_a_recording_counting_from_zero_is_refused_with_the_flags(capsys, tmp_path):
+    run = Run(frames=60, display_hz=60.0, capture_hz=120.0, t0=1000.0)
+    csv_path, video, _ = recorded_run(tmp_path, run, shift_s=-1000.0)
+    rc, out, err = run_cli(capsys, "--timeline", str(csv_path), "--capture", str(video))
+    assert rc == 2 and out == "" and err.count("\n") == 1 and err.startswith("testcard: error:")
+    assert f"`{KEEP_CLOCK_FLAGS}`" in err and "count from the start of the recording" in err
+    # the user's offset still overrides
+    rc, out, _err = run_cli(capsys, "--timeline", str(csv_path), "--capture", str(video),
+                            "--capture-offset-s", "1000", "--json")
+    assert rc == 0 and json.loads(out)["matched"] == 60
 
 
 def test_human_report_says_the_figures_and_what_they_are(capsys, tmp_path):
