@@ -1,6 +1,7 @@
 """A video file's frames through PyAV: the codec's own decoding threads, the luma plane where
 the format has one (no colour conversion), and a size checked from the container's header (a
-raw YUV4MPEG2 stream's from its first line, before FFmpeg reads it) and again per frame.
+raw YUV4MPEG2 stream's from its first line, before FFmpeg reads it) and again per frame; a raw
+stream's frames are checked against its header before each is decoded (:mod:`core.capture.y4m`).
 
 ``open_capture`` (:mod:`core.capture.files`) opens these for a video file's suffix.
 """
@@ -13,7 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from core.capture.base import Capture, CapturedFrame
-from core.capture.header import MAX_IMAGE_PIXELS, y4m_size
+from core.capture.header import MAX_IMAGE_PIXELS
+from core.capture.y4m import frame_checks, y4m_layout
 from core.imageio import sidecar_path
 
 
@@ -31,9 +33,9 @@ class VideoCapture(Capture):
 
         super().__init__(str(path), fps)
         self.path = path
-        claimed = y4m_size(path)       # a raw stream's size, refused before FFmpeg reads it
-        if claimed is not None and claimed[0] * claimed[1] > max_pixels:
-            raise ValueError(_over_cap(path, *claimed, max_pixels))
+        self._y4m = y4m_layout(path)   # a raw stream's size, refused before FFmpeg reads it
+        if self._y4m is not None and self._y4m.width * self._y4m.height > max_pixels:
+            raise ValueError(_over_cap(path, self._y4m.width, self._y4m.height, max_pixels))
         try:
             self._container = av.open(str(path))
         except Exception as exc:
@@ -68,15 +70,26 @@ class VideoCapture(Capture):
     def frames(self) -> Iterator[CapturedFrame]:
         pos = 0
         fallback_dt = 1.0 / self.fps if self.fps else None
+        # a raw stream's frames are checked against its header before each is decoded
+        checks = frame_checks(self.path, self._y4m) if self._y4m is not None else None
         try:
             packets = self._container.demux(self._stream)
             while True:
                 try:
                     packet = next(packets)
-                except StopIteration:
+                except StopIteration:   # a raw stream's last frame cut short is no packet: said
+                    left = next(checks, None) if checks is not None else None
+                    if left is not None:
+                        yield CapturedFrame(pos, pos * fallback_dt if fallback_dt else None, None, None, left)
                     break
                 except Exception as exc:  # damaged container: report and stop reading
                     yield CapturedFrame(pos, None, None, None, f"reading stopped: {_av_message(exc)}")
+                    break
+                wrong = next(checks, None) if checks is not None and packet.size else None
+                if wrong is not None:   # never decoded: its picture would mix two frames
+                    yield CapturedFrame(pos, _packet_time(packet), None, None,
+                                        f"{wrong}; reading stopped (the frames after it are not where "
+                                        "the header puts them)")
                     break
                 try:
                     decoded = packet.decode()
