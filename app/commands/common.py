@@ -168,3 +168,38 @@ class Progress:
         if self.enabled:
             self.stream.write("\n")
             self.stream.flush()
+
+
+# ------------------------------------------------------------------ --metrics
+METRICS_HELP = ("serve Prometheus metrics at http://ADDR:PORT/metrics (and /healthz) while it "
+                "runs; loopback (127.0.0.1) unless an address is given, e.g. 0.0.0.0:9464")
+
+
+def add_metrics_option(p) -> None:
+    p.add_argument("--metrics", metavar="[ADDR:]PORT", help=METRICS_HELP)
+
+
+def metrics_address(args) -> tuple[str, int] | None:
+    """``--metrics`` checked before any window opens (``ValueError``: one line naming it)."""
+    text = getattr(args, "metrics", None)
+    if text is None:
+        return None
+    from core.metrics import parse_metrics_address
+
+    return parse_metrics_address(text)
+
+
+def open_metrics(address, loop, *, presenter: str = "", extra=None, parent=None):
+    """Start serving ``loop``'s metrics on ``address`` (None: nothing) and say where; the
+    server to close at the end, or None.  A port already taken is one ``OSError`` line."""
+    if address is None:
+        return None, None
+    from app.preview.live_metrics import start_metrics
+
+    try:
+        live, server = start_metrics(address, loop, presenter=presenter, extra=extra, parent=parent)
+    except OSError as exc:
+        host, port = address
+        raise OSError(f"--metrics: cannot listen on {host}:{port}: {os_error_text(exc)}") from None
+    print(f"testcard: metrics at {server.url}", file=sys.stderr, flush=True)
+    return live, server

@@ -23,7 +23,7 @@ range).
 
 from __future__ import annotations
 
-from app.commands.common import check_output
+from app.commands.common import add_metrics_option, check_output, metrics_address, open_metrics
 
 DEFAULT_COUNTER_BITS = 16
 DEFAULT_LOG_MAX_MB = 32
@@ -86,6 +86,7 @@ def register(sub) -> None:
     p.add_argument("--banner", action="store_true",
                    help="name the screen for a few seconds when the output opens (off by default: a "
                         "meter would read it)")
+    add_metrics_option(p)
     p.add_argument("--frames", type=int, default=0,
                    help="end after presenting this many frames (0: run until Esc, SIGTERM or SIGINT)")
     p.set_defaults(func=run)
@@ -136,6 +137,7 @@ def plan_serve(args):
 def run(args) -> int:
     conns, allow = plan_serve(args)
     log_path = str(check_output(args.log, "the remote log")) if args.log else None
+    args.metrics_at = metrics_address(args)
     return run_serve(args, conns, allow, log_path)
 
 
@@ -173,6 +175,16 @@ def run_serve(args, conns, allow, log_path, argv=None) -> int:
                       parent=kiosk)
     console = Console()                       # held here: a slot's object must outlive the run
     link.event_logged.connect(console.print_record)
+    served: list = []                         # the serve families, held for the run
+
+    def serve_families(registry) -> None:
+        from core.metrics import ServeMetrics
+
+        served.append(ServeMetrics(registry))
+        link.event_logged.connect(served[0].record)
+
+    _live, metrics = open_metrics(getattr(args, "metrics_at", None), kiosk.loop,
+                                  presenter=kiosk.presenter_kind, extra=serve_families, parent=kiosk)
     try:
         for conn in conns:
             key = link.open(conn, resolution=(w, h), refresh_hz=record.refresh_hz)
@@ -180,6 +192,8 @@ def run_serve(args, conns, allow, log_path, argv=None) -> int:
             print(f"testcard serve: {TITLES[conn.kind]} {link.where(key)}{only}", flush=True)
     except ValueError:
         link.shutdown()
+        if metrics is not None:
+            metrics.close()
         kiosk.close()
         raise
     levels = "video levels" if args.limited else "full range"
@@ -190,6 +204,8 @@ def run_serve(args, conns, allow, log_path, argv=None) -> int:
         why = run_until_quit(app, kiosk)
     finally:
         result = link.shutdown()
+        if metrics is not None:
+            metrics.close()
     if result is not None:
         dropped = f" ({result.dropped} dropped: they came faster than the disk took them)" \
             if result.dropped else ""

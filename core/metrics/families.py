@@ -18,7 +18,9 @@ import math
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info
 
-PROTOCOLS = ("resolve", "pgenerator", "upgci", "argyll", "other")
+from core.remote import SOURCES
+
+PROTOCOLS = (*SOURCES, "other")   # resolve, argyll-web, pgenerator, upgci: serve's own names
 
 # multiples of the frame period: the present interval's buckets sit around 1.0 and the late
 # rule's 1.5; the frame work's below 1.0, where a frame that fits its budget lands
@@ -135,6 +137,25 @@ class ServeMetrics:
 
     def set_clients(self, protocol: str, count: int) -> None:
         self.clients.labels(protocol=self.protocol(protocol)).set(max(0, int(count)))
+
+    def record(self, record: dict) -> None:
+        """One of serve's log records (``kind`` and ``source``): a patch received, shown (and
+        acknowledged unless its client had already been told no), not shown or refused, a
+        client connected or gone."""
+        kind, proto = record.get("kind"), self.protocol(record.get("source", ""))
+        if kind == "patch":
+            self.received.labels(protocol=proto).inc()
+        elif kind == "shown":
+            if record.get("acknowledged", True):
+                self.acknowledged.labels(protocol=proto).inc()
+        elif kind in ("not-shown", "refused"):
+            self.refused.labels(protocol=proto).inc()
+        elif kind == "connected":
+            self.clients.labels(protocol=proto).inc()
+        elif kind == "disconnected":
+            g = self.clients.labels(protocol=proto)
+            if g._value.get() > 0:
+                g.dec()
 
 
 class CaptureMetrics:

@@ -76,12 +76,21 @@ def test_serve_protocols_are_bounded_and_exist_from_the_start():
     s.patch_received("made-up protocol from a client")       # never a new label value
     s.patch_acknowledged("upgci")
     s.set_clients("resolve", 2)
+    for record in ({"kind": "patch", "source": "argyll-web"}, {"kind": "shown", "source": "argyll-web"},
+                   {"kind": "shown", "source": "upgci", "acknowledged": False},
+                   {"kind": "not-shown", "source": "upgci"}, {"kind": "connected", "source": "upgci"},
+                   {"kind": "disconnected", "source": "upgci"}, {"kind": "disconnected", "source": "upgci"}):
+        s.record(record)
     assert value(reg, "testcard_patches_received_total", protocol="pgenerator") == 1
     assert value(reg, "testcard_patches_received_total", protocol="other") == 1
-    assert value(reg, "testcard_patches_acknowledged_total", protocol="upgci") == 1
+    assert value(reg, "testcard_patches_acknowledged_total", protocol="upgci") == 1   # not the late one
+    assert value(reg, "testcard_patches_refused_total", protocol="upgci") == 1
+    assert value(reg, "testcard_patches_received_total", protocol="argyll-web") == 1
+    assert value(reg, "testcard_patches_acknowledged_total", protocol="argyll-web") == 1
+    assert value(reg, "testcard_clients_connected", protocol="upgci") == 0          # never below 0
     assert value(reg, "testcard_clients_connected", protocol="resolve") == 2
     protocols = {dict(lb)["protocol"] for (n, lb) in samples(reg) if "protocol" in dict(lb)}
-    assert protocols == {"resolve", "pgenerator", "upgci", "argyll", "other"}
+    assert protocols == {"resolve", "pgenerator", "upgci", "argyll-web", "other"}
 
 
 def test_feed_passes_on_the_totals_verdicts_frame_by_frame():
