@@ -7,8 +7,6 @@ capture device the list says so plainly.
 
 from __future__ import annotations
 
-import os
-
 from app.commands.common import CliError, print_json
 
 
@@ -23,14 +21,8 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def screen_grab_spec(environ=None) -> str | None:
-    """``x11grab:DISPLAY`` for the current X display (None when ``DISPLAY`` is not set)."""
-    display = (os.environ if environ is None else environ).get("DISPLAY", "").strip()
-    return f"x11grab:{display}" if display else None
-
-
 def run(args) -> int:
-    from core.capture import NONE_FOUND, capture_devices, describe_devices, list_devices
+    from core.capture import NONE_FOUND, capture_devices, describe_devices, list_devices, screen_grab_spec
 
     if not args.list:
         raise CliError("testcard capture needs --list (the sources are then used by "

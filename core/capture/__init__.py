@@ -6,7 +6,14 @@ before anything is decoded; a video's from its container.  Image files are decod
 ahead on a small pool of threads, in order (``ReadAhead``)."""
 
 from core.capture.clock import ClockMapping, ClockReading, bracketed_reading
-from core.capture.devices import NONE_FOUND, DeviceInfo, capture_devices, describe_devices, list_devices
+from core.capture.devices import (
+    NONE_FOUND,
+    DeviceInfo,
+    capture_devices,
+    describe_devices,
+    list_devices,
+    screen_grab_spec,
+)
 from core.capture.files import CapturedFrame, as_image, natural_key, open_capture
 from core.capture.header import MAX_IMAGE_PIXELS, ImageHeader, check_image, read_header
 from core.capture.live import open_source, parse_spec
@@ -38,4 +45,5 @@ __all__ = [
     "open_source",
     "parse_spec",
     "read_header",
+    "screen_grab_spec",
 ]

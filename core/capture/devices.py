@@ -63,6 +63,12 @@ class DeviceInfo:
                 "formats": list(self.formats), "driver": self.driver, "error": self.error}
 
 
+def screen_grab_spec(environ=None) -> str | None:
+    """``x11grab:DISPLAY`` for the current X display (None when ``DISPLAY`` is not set)."""
+    display = (os.environ if environ is None else environ).get("DISPLAY", "").strip()
+    return f"x11grab:{display}" if display else None
+
+
 def _node_number(name: str) -> int:
     m = re.fullmatch(r"video(\d+)", name)
     return int(m.group(1)) if m else -1
