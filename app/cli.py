@@ -19,6 +19,7 @@ from app.commands import (  # noqa: E402
     decisions,
     decode,
     desktop,
+    doctor,
     gui,
     latency,
     measure,
@@ -38,7 +39,7 @@ signal.signal(signal.SIGINT, signal.default_int_handler)
 # names.  Imported by statement (each keeps its heavy imports inside its functions), in help
 # order.
 COMMANDS = (gui, show, serve, patterns, render, bench, desktop, presets, measure, decisions, decode, scale,
-            capture, latency)
+            capture, latency, doctor)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -67,6 +67,10 @@ ENV_VARS: dict[str, str] = {
     "TESTCARD_TEST_CAPTURE_STALL_EVERY": "Test hook for `testcard latency`: every N-th capture the "
                                          "reader stalls until the source's queue overflows, so the "
                                          "capture drops frames. Never set it otherwise.",
+    "TESTCARD_TEST_DOCTOR_CORRUPT": "Test hook for `testcard doctor`: the render path it names "
+                                    "(`numpy`, `torch-eager`, ...) has one code value of every frame "
+                                    "changed before the comparison with numpy, so the mismatch report "
+                                    "can be seen. Never set it otherwise.",
 }
 
 

@@ -1,25 +1,24 @@
 #!/usr/bin/env python3
-"""The frame engine's CUDA checks in one short run; prints ONE JSON document.
+"""The doctor's CUDA part (``testcard doctor``'s paths and speed checks on CUDA); prints ONE
+JSON document.  ``testcard doctor --json`` runs the same checks with everything else.
 
-    python packaging/gpu_check.py [--size 3840x2160] [--frames 200] [--budget-s 270]
+    python packaging/gpu_check.py
 
-On a CUDA machine (H200 class targets), for each animated pattern at 2160p in
-rgb10 (render + conversion to packed words, CUDA-event timed):
+The doctor's checks, as it makes them (:func:`core.doctor.gpu_steps`): every path on CUDA
+(``torch-eager``, ``torch-compiled``, ``torch-cudagraphs``) renders the catalog sample in every
+format exactly as numpy does, the compiled ones with one graph per frame description, into a
+pinned host buffer; then a 3840x2160 counter in rgb10 per path, against a fill of the frame.
+Beside them, the CUDA targets the README names, read from those figures:
 
 - ``compiled_rgb10_median``: torch-compiled median render <= 0.2 ms;
-- ``cudagraphs_not_slower``: torch-cudagraphs median <= torch-compiled median;
-- ``one_graph``: each run compiled exactly one graph;
-- ``exact``: compiled and cudagraph frames equal the numpy reference bytes;
-- ``pinned``: the host buffer the frames land in is pinned.
+- ``cudagraphs_not_slower``: torch-cudagraphs median <= torch-compiled median.
 
-Compiles are counted against ``--budget-s`` (default leaves the whole run under
-five minutes); a case that would start past it is reported as skipped.  Exit
-status: 0 all checks passed, 1 some failed, 2 no CUDA device (the JSON says why).
+Exit status: 0 every check ok and every target met, 1 something failed or missed, 2 no CUDA
+device (the JSON says why).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -30,99 +29,35 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 TARGET_MS = 0.2
-CASES = [  # (label, pattern, params, counter_bits)
-    ("counter", "counter", {}, None),
-    ("checkerboard-invert", "checkerboard", {"invert_every": 2}, None),
-    ("ramp-scroll", "ramp", {"scroll": 4}, None),
-    ("bars+counter", "bars", {}, 16),
-    ("vertical-ramp+counter", "ramp", {"direction": "vertical", "scroll": 4}, 16),
-]
 
 
-def check_case(label, pattern, params, counter_bits, width, height, frames):
-    import numpy as np
-    import torch
-
-    from core.engine import Engine, bench_engine
-    from core.engine import formats as F
-    from core.patterns import make_spec, render
-
-    spec = make_spec(pattern, params, width=width, height=height, counter_bits=counter_bits)
-    out = {"case": label, "spec": spec.to_dict()}
-    for path in ("torch-compiled", "torch-cudagraphs"):
-        torch._dynamo.reset()
-        with Engine(spec, path=path, device="cuda", fmt="rgb10", background_compile=False,
-                    reuse_static=False) as eng:
-            if eng.compile_error:
-                raise RuntimeError(f"{path}: {eng.compile_error}")
-            same = True
-            for i in (0, 1, 2, 3, 977):
-                res = eng.render(i)
-                want = F.convert_frame(render(spec, i), "rgb10", spec.bit_depth, spec.dtype)
-                same = same and res.error is None and bool(np.array_equal(res.data, want))
-            got = bench_engine(eng, frames=frames)
-            keep = ("render_ms", "transfer_ms", "baseline_ms", "ratio", "graphs", "compile_s", "served",
-                    "errors", "first_error")
-            out[path] = {k: got[k] for k in keep}
-            out[path]["exact"] = same
-            out[path]["pinned"] = bool(eng._target.host_tensor.is_pinned())
-    return out
+def targets(checks) -> dict[str, bool]:
+    """The README's CUDA targets from the doctor's speed checks."""
+    speed = {c.name.split(" on ")[0]: c.data for c in checks if c.group == "speed" and c.verdict != "not run"}
+    compiled = speed.get("torch-compiled", {}).get("render_ms", {}).get("median")
+    graphs = speed.get("torch-cudagraphs", {}).get("render_ms", {}).get("median")
+    return {"compiled_rgb10_median": compiled is not None and compiled <= TARGET_MS,
+            "cudagraphs_not_slower": None not in (compiled, graphs) and graphs <= compiled}
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--size", default="3840x2160")
-    ap.add_argument("--frames", type=int, default=200)
-    ap.add_argument("--budget-s", type=float, default=270.0)
-    args = ap.parse_args(argv)
-    w, h = (int(v) for v in args.size.lower().split("x"))
+    from core.doctor import OK, Check, exit_status, gpu_steps, run_steps
+    from core.engine import path_problem
+
     t0 = time.monotonic()
-    doc = {"size": f"{w}x{h}", "format": "rgb10", "target_ms": TARGET_MS, "frames": args.frames}
-    try:
-        import torch
-
-        doc["torch"] = torch.__version__
-        from core.engine import available_paths
-
-        paths = available_paths("cuda")
-        doc["paths"] = paths
-        if not torch.cuda.is_available() or paths["torch-compiled"] is not None:
-            doc["ok"] = False
-            doc["reason"] = paths["torch-eager"] or paths["torch-compiled"] or "no CUDA device"
-            print(json.dumps(doc, indent=2))
-            return 2
-        doc["device"] = torch.cuda.get_device_name(0)
-    except Exception as exc:  # the one document must still come out
-        doc.update(ok=False, reason=f"{type(exc).__name__}: {exc}")
+    doc: dict = {"target_ms": TARGET_MS}
+    why = path_problem("torch-eager", "cuda")
+    if why is not None:
+        doc.update(ok=False, reason=why)
         print(json.dumps(doc, indent=2))
         return 2
-
-    results, skipped, crashed = [], [], []
-    for label, pattern, params, bits in CASES:
-        if time.monotonic() - t0 > args.budget_s:
-            skipped.append(label)
-            continue
-        try:
-            results.append(check_case(label, pattern, params, bits, w, h, args.frames))
-        except Exception as exc:
-            crashed.append({"case": label, "error": f"{type(exc).__name__}: {exc}"})
-    checks = {"compiled_rgb10_median": [], "cudagraphs_not_slower": [], "one_graph": [], "exact": [],
-              "pinned": []}
-    for r in results:
-        c, g = r["torch-compiled"], r["torch-cudagraphs"]
-        checks["compiled_rgb10_median"].append(c["render_ms"]["median"] <= TARGET_MS)
-        checks["cudagraphs_not_slower"].append(g["render_ms"]["median"] <= c["render_ms"]["median"])
-        checks["one_graph"].append(c["graphs"] == 1 and g["graphs"] == 1)
-        checks["exact"].append(c["exact"] and g["exact"] and not c["errors"] and not g["errors"])
-        checks["pinned"].append(c["pinned"] and g["pinned"])
-    doc["checks"] = {k: bool(v) and all(v) for k, v in checks.items()}
-    doc["results"] = results
-    doc["skipped"] = skipped
-    doc["crashed"] = crashed
+    checks = [item for item in run_steps(gpu_steps()) if isinstance(item, Check)]
+    doc["checks"] = [c.to_dict() for c in checks]
+    doc["targets"] = targets(checks)
     doc["elapsed_s"] = round(time.monotonic() - t0, 1)
-    doc["ok"] = all(doc["checks"].values()) and not skipped and not crashed
+    doc["ok"] = all(c.verdict == OK for c in checks) and all(doc["targets"].values())
     print(json.dumps(doc, indent=2))
-    return 0 if doc["ok"] else 1
+    return 0 if doc["ok"] and exit_status(checks) == 0 else 1
 
 
 if __name__ == "__main__":

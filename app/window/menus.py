@@ -1,4 +1,4 @@
-"""The main window's menus and actions: File, View, Presets, Output, Remote, Help.
+"""The main window's menus and actions: File, View, Presets, Output, Remote, Help (Doctor among it).
 
 Every action is added to the window as well as to its menu, with an application-wide shortcut,
 so the shortcuts also work from the GL preview and the output window (the window replays keys
@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QToolBar, QToolButton
 
+from app.doctor import DoctorDialog
 from app.preview import screen_records
 from app.window.help import ShortcutsDialog, open_readme, show_about
 from app.window.remote_actions import build_remote_menu
@@ -82,6 +83,9 @@ def build_menus(win) -> None:
     h = mb.addMenu("&Help")
     win.act_shortcuts = add_keyed(win, "shortcuts", lambda: show_shortcuts(win), menu=h)
     win.act_readme = add_action(win, "&User guide (README)", lambda: open_readme(win), menu=h)
+    win.act_doctor = add_action(win, "&Doctor: is this box ready?\u2026", lambda: show_doctor(win), menu=h)
+    win.act_doctor.setToolTip("check the render paths, speed, surface, presents, screens, HDR, capture "
+                              "and decisions of this box (testcard doctor)")
     h.addSeparator()
     add_action(win, "&About testcard", lambda: show_about(win), menu=h)
     build_corner(win)
@@ -107,6 +111,19 @@ def show_shortcuts(win) -> ShortcutsDialog:
     dialog = ShortcutsDialog(win)
     dialog.show()
     win.shortcuts_dialog = dialog   # kept, so it is not collected while shown
+    return dialog
+
+
+def show_doctor(win) -> DoctorDialog:
+    """The doctor's dialog, started (one at a time: an open one is raised)."""
+    dialog = getattr(win, "doctor_dialog", None)
+    if dialog is not None and dialog.isVisible():
+        dialog.raise_()
+        return dialog
+    dialog = DoctorDialog(win.settings, parent=win)
+    win.doctor_dialog = dialog     # kept, so it is not collected while it runs
+    dialog.show()
+    dialog.start()
     return dialog
 
 
