@@ -22,6 +22,15 @@ import numpy as np
 # 2**27 = 134,217,728 pixels: 16384 x 8192, or a 100-megapixel camera's 11648 x 8736.  At 16
 # bits per RGB sample such a frame is 768 MiB decoded; 30000 x 30000 (900 Mpx) is refused.
 MAX_IMAGE_PIXELS = 2**27
+# What decoding one image file may cost in memory, its working copies included: the decoded
+# samples twice (the decoder's array and its conversion to three channels of code values) and
+# about 8 bytes a pixel of working planes (luma and the panel search), measured as 13.5 bytes a
+# pixel for 8-bit frames and 19.4 for 16-bit ones.  1 GiB admits 8-bit frames to 76 Mpx (11648 x
+# 6552) and 16-bit ones to 53 Mpx; a 127 kB PNG declaring 16384 x 8192 pixels (1.9 GB to decode)
+# is refused from its header.
+MAX_FRAME_BYTES = 2**30
+WORK_BYTES_PER_PIXEL = 8
+DECODED_COPIES = 2
 _MAX_SEGMENTS = 4096          # JPEG segments before the frame header; TIFF directory entries
 
 
@@ -30,20 +39,34 @@ class ImageHeader:
     format: str       # "png", "tiff", "jpeg" or "npy"
     width: int
     height: int
+    sample_bytes: int = 2     # bytes a decoded sample takes (2 where the header does not say)
+    channels: int = 3         # decoded channels (images are decoded to three)
 
     @property
     def pixels(self) -> int:
         return self.width * self.height
 
+    @property
+    def decode_bytes(self) -> int:
+        """What decoding it costs in memory, working copies included (see MAX_FRAME_BYTES)."""
+        per = WORK_BYTES_PER_PIXEL + DECODED_COPIES * max(3, self.channels) * self.sample_bytes
+        return self.pixels * per
 
-def check_image(path, max_pixels: int = MAX_IMAGE_PIXELS) -> ImageHeader:
+
+def check_image(path, max_pixels: int = MAX_IMAGE_PIXELS, max_bytes: int = MAX_FRAME_BYTES) -> ImageHeader:
     """The header of image ``path`` when it may be decoded; ``ValueError`` naming the file when
-    it is over ``max_pixels``, of an unknown format, truncated or unreadable."""
+    it is over ``max_pixels``, would cost more than ``max_bytes`` of memory to decode
+    (:attr:`ImageHeader.decode_bytes`), is of an unknown format, truncated or unreadable."""
     header = read_header(path)
     if header.pixels > max_pixels:
         raise ValueError(f"cannot read {Path(path).name}: its header declares {header.width}x"
                          f"{header.height} pixels ({header.pixels:,}), over the limit of "
                          f"{max_pixels:,} pixels")
+    if header.decode_bytes > max_bytes:
+        raise ValueError(f"cannot read {Path(path).name}: its header declares {header.width}x"
+                         f"{header.height} pixels of {8 * header.sample_bytes}-bit samples, which "
+                         f"would take {header.decode_bytes / 2**30:.1f} GiB to decode, over the limit of "
+                         f"{max_bytes / 2**30:.1f} GiB a frame (refused before decoding)")
     return header
 
 
@@ -86,17 +109,17 @@ def _read(fh, offset: int, n: int) -> bytes:
     return data
 
 
-def _sized(fmt: str, width: int, height: int) -> ImageHeader:
+def _sized(fmt: str, width: int, height: int, sample_bytes: int = 2, channels: int = 3) -> ImageHeader:
     if width < 1 or height < 1:
         raise _Bad(f"its header declares {width}x{height} pixels")
-    return ImageHeader(fmt, width, height)
+    return ImageHeader(fmt, width, height, sample_bytes, channels)
 
 
 def _png(fh) -> ImageHeader:
-    length, kind, width, height = struct.unpack(">I4sII", _read(fh, 8, 16))
+    length, kind, width, height, depth = struct.unpack(">I4sIIB", _read(fh, 8, 17))
     if kind != b"IHDR" or length != 13:
         raise _Bad("a PNG whose first chunk is not its header (IHDR)")
-    return _sized("png", width, height)
+    return _sized("png", width, height, 2 if depth > 8 else 1)
 
 
 _TIFF_SIZES = {3: ("H", 2), 4: ("I", 4), 16: ("Q", 8)}   # SHORT, LONG, LONG8
@@ -122,9 +145,14 @@ def _tiff(fh) -> ImageHeader:
         if tag in (256, 257) and kind in _TIFF_SIZES and n == 1:
             code, size = _TIFF_SIZES[kind]
             (found[tag],) = struct.unpack(order + code, value[:size])
+        elif tag == 258 and kind == 3 and n >= 1:   # BitsPerSample: the first sample's, in place or not
+            first = value[:2] if 2 * n <= len(value) else \
+                _read(fh, struct.unpack(order + ("I" if len(value) == 4 else "Q"), value)[0], 2)
+            (found[tag],) = struct.unpack(order + "H", first)
     if 256 not in found or 257 not in found:
         raise _Bad("a TIFF without its width and height (ImageWidth, ImageLength)")
-    return _sized("tiff", found[256], found[257])
+    bits = found.get(258, 16)
+    return _sized("tiff", found[256], found[257], 1 if bits <= 8 else 2 if bits <= 16 else 4)
 
 
 # Start-of-frame markers: baseline, extended, progressive, lossless, arithmetic (not DHT C4,
@@ -151,8 +179,8 @@ def _jpeg(fh) -> ImageHeader:
         if length < 2:
             raise _Bad(f"a JPEG with a segment of length {length}")
         if kind in _SOF:
-            _precision, height, width = struct.unpack(">BHH", _read(fh, pos + 4, 5))
-            return _sized("jpeg", width, height)
+            precision, height, width = struct.unpack(">BHH", _read(fh, pos + 4, 5))
+            return _sized("jpeg", width, height, 2 if precision > 8 else 1)
         pos += 2 + length
     raise _Bad(f"a JPEG with more than {_MAX_SEGMENTS} segments before its frame header")
 
@@ -173,7 +201,7 @@ def _npy(fh) -> ImageHeader:
     needed = int(np.prod(shape, dtype=object)) * dtype.itemsize
     if size - data_at < needed:
         raise _Bad(f"a .npy file cut short ({size - data_at:,} of {needed:,} bytes of data)")
-    return _sized("npy", shape[1], shape[0])
+    return _sized("npy", shape[1], shape[0], max(1, dtype.itemsize), shape[2] if len(shape) == 3 else 1)
 
 
 _READERS = (
