@@ -22,10 +22,9 @@ chooses the live output's render path again on it, so a verdict takes effect at 
 For the main window (``app/panels/__init__.py``): ``PANEL_TITLE``, ``PANEL_AREA`` and
 ``create_panel(main_window)``; ``shutdown()`` stops the workers.
 
-Every state change goes through ``_update_buttons``; the table and chart are redrawn together
-from each progress and result, from the same rows (core's :func:`~core.decisions.race_rows`),
-both naming the figure of the race's form.  The band follows the live output: the main window's
-``loop.engine_changed`` asks ``live_band()`` again, which reads the loop once it has the new spec.
+Every state change goes through ``_update_buttons``; table and chart are redrawn together from
+the same rows (:func:`~core.decisions.race_rows`), both naming the figure of the race's form.
+The band follows the live output: ``loop.engine_changed`` asks ``live_band()`` again.
 """
 
 from __future__ import annotations
@@ -133,9 +132,11 @@ class MeasurePanel(DecisionFileActions, JobPanel):
         left.addStretch(1)
 
         self.setup = RaceSetup(self._defaults, live=self.live_output is not None)
-        # the set-up's widgets, by the names the panel's tests and callers use
+        # the set-up's widgets and methods, by the names the panel's tests and callers use:
+        # form() is the form the next race runs in, checked_paths() its candidates
         for name in ("candidate_list", "rounds_spin", "frames_spin", "warmup_spin", "margin_spin",
-                     "form_combo"):
+                     "form_combo", "candidate_items", "set_candidates", "checked_paths", "form",
+                     "set_form"):
             setattr(self, name, getattr(self.setup, name))
         middle.addWidget(self.setup)
 
@@ -175,9 +176,8 @@ class MeasurePanel(DecisionFileActions, JobPanel):
         self.save_button.setEnabled(False)
         self.export_button = QPushButton("Export...")
         self.import_button = QPushButton("Import...")
-        files.addWidget(self.save_button)
-        files.addWidget(self.export_button)
-        files.addWidget(self.import_button)
+        for button in (self.save_button, self.export_button, self.import_button):
+            files.addWidget(button)
         files.addStretch(1)
         right.addLayout(files)
         self.receipt_view = QPlainTextEdit()
@@ -226,22 +226,6 @@ class MeasurePanel(DecisionFileActions, JobPanel):
         self._paths_here = available_paths(device)
         self.setup.show_paths(self._paths_here)
         self._update_buttons()
-
-    def candidate_items(self):
-        return self.setup.candidate_items()
-
-    def set_candidates(self, paths) -> None:
-        self.setup.set_candidates(paths)
-
-    def checked_paths(self) -> tuple[str, ...]:
-        return self.setup.checked_paths()
-
-    def form(self) -> str:
-        """The form the next race runs in: ``live`` or ``render``."""
-        return self.setup.form()
-
-    def set_form(self, form: str) -> None:
-        self.setup.set_form(form)
 
     @Slot()
     def _form_changed(self, *_) -> None:
