@@ -162,7 +162,8 @@ def open_window(start: GuiStart):
 
 
 def run_gui(start: GuiStart, argv: list[str] | None = None) -> int:
-    """Open the main window and run until it closes (or after ``start.frames`` presented frames).
+    """Open the main window and run until it closes (or after ``start.frames`` presented frames,
+    or SIGTERM or SIGINT, which close it as its close button does).
 
     Refuses with no display at all (:func:`app.qapp.display_problem`), before the QApplication
     exists.  With ``frames``, prints one line to stdout once the window has closed:
@@ -174,13 +175,17 @@ def run_gui(start: GuiStart, argv: list[str] | None = None) -> int:
 
     from PySide6.QtCore import QTimer
 
+    from app.window.kiosk import quit_on_signals
+
     win = open_window(start)
     if start.frames:
         win.loop.finished.connect(win.close)
     win.show()
     if start.fullscreen:
         QTimer.singleShot(0, lambda: win.output.is_open or win.act_fullscreen.trigger())
-    rc = int(app.exec())
+    # SIGTERM and SIGINT close the window as its close button does: settings stored, exit 0
+    with quit_on_signals(lambda _name: win.close()):
+        rc = int(app.exec())
     if start.frames:
         # the packaging smoke run checks that the bundled GUI has every built-in panel
         print("docks: " + ", ".join(d.windowTitle() for d in win.docks.values()), flush=True)

@@ -144,6 +144,8 @@ class OutputController(QObject):
         if self.window is None:
             self.window = self._make()
             self.window.set_one_to_one(True)
+            # a close by the window system: closed here, in the presenter's order
+            self.window.close_requested.connect(self.close)
             self._apply(place_output(screen_records(), wanted))
             self.opened.emit(self.window)
         else:
@@ -151,13 +153,15 @@ class OutputController(QObject):
         return self.window
 
     def close(self) -> None:
+        """Close the output window: its GL objects freed on its native window, hidden, and
+        deleted at the next pass of the event loop (native window and all); ``closed`` follows."""
         self.hide_banner()
         w, self.window = self.window, None
         self.placement = None
         if w is None:
             return
         w.release()
-        w.close()
+        w.hide()          # not close(): the native window must go with the object (presenter.py)
         w.deleteLater()
         self.closed.emit()
 

@@ -3,7 +3,8 @@
 :class:`Presenter` is what the frame loop presents with (``set_frame``,
 ``request_present``, the ``presented`` and ``surface_ready`` signals, ``kind``,
 ``vsync_capable``, ``surface_bits``).  Two implementations, which the main window also
-asks for ``set_one_to_one``, ``key_pressed``, ``grab_image`` and ``release``:
+asks for ``set_one_to_one``, ``key_pressed``, ``grab_image``, ``release`` and
+``close_requested`` (the window system asked to close it: its owner closes it, see below):
 
 * :class:`GLPresenter` -- a ``QOpenGLWindow`` with swap interval 1.  The frame
   is uploaded with ``glTexSubImage2D`` into the colour texture of a frame
@@ -15,6 +16,14 @@ asks for ``set_one_to_one``, ``key_pressed``, ``grab_image`` and ``release``:
 * :class:`~app.preview.raster.RasterPresenter` (its own module) -- a ``QWidget`` that paints a
   ``QImage`` wrapping the same bytes (no copy).  Used where there is no OpenGL (the offscreen
   platform); it never waits for a swap, so the loop paces it with a timer.
+
+A GL presenter is closed by its owner in one order: :meth:`GLPresenter.release` (the GL objects
+freed on its own native window), ``hide()``, then deleting it, never ``close()`` first.  Qt's
+``QOpenGLWindow`` creates its context for the primary screen whatever screen the window is on,
+and once the native window is gone (``close()`` destroys it) Qt makes that context current on a
+stand-in surface of the window's screen to clean up; on a second X screen Mesa crashes binding
+a context of one X screen to a surface of another.  A close by the window system is refused
+for the same reason and emitted as ``close_requested``: the owner closes the window so.
 
 Neither draws the pattern itself: what is shown is the engine's frame.  Both scale with
 nearest-neighbour sampling, never smoothing: a scaled preview shows only code values the frame
@@ -177,6 +186,7 @@ class GLPresenter(QOpenGLWindow):
     key_pressed = Signal(object)
     surface_ready = Signal(int)
     releasing = Signal()
+    close_requested = Signal()     # the window system asked to close it (see the module's note)
     kind = "opengl"
     vsync_capable = True
     pixel_buffers = True     # lend mapped pixel-buffer objects where there is a context
@@ -342,6 +352,12 @@ class GLPresenter(QOpenGLWindow):
         if self.one_to_one:
             self.pan.wheel(event)
             self.update()
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        # taken, the close would destroy the native window before the GL objects are freed and
+        # the object deleted (see the module's note): the owner is asked to close it instead
+        event.ignore()
+        self.close_requested.emit()
 
     def release(self) -> None:
         """Free GL objects while the context still exists (``releasing`` first: the loop stops

@@ -80,6 +80,7 @@ class RasterPresenter(QWidget):
     key_pressed = Signal(object)
     surface_ready = Signal(int)
     releasing = Signal()
+    close_requested = Signal()     # the window system asked to close it: the owner closes it
     kind = "raster"
     vsync_capable = False
     surface_bits = 8
@@ -198,6 +199,11 @@ class RasterPresenter(QWidget):
         if self.one_to_one:
             self.pan.wheel(event)
             self.update()
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        # as for the GL presenter: the owner hears of it and stops presenting here
+        super().closeEvent(event)
+        self.close_requested.emit()
 
     def release(self) -> None:
         self.releasing.emit()

@@ -5,10 +5,10 @@ the render path the decision cache chooses (the same ``choose_path_for`` the GUI
 an :class:`~app.preview.OutputController` that puts the output fullscreen on the chosen
 screen with the cursor hidden and follows screens as they go and come back, and a
 :class:`~app.window.playback.PresetPlayer` for ``--preset NAME --play``.  Esc, F11 or Ctrl+Q in
-the output ends it; :func:`quit_on_signals` makes SIGTERM and SIGINT end it too, within a
-second, through the event loop (a socket pair the C-level handler writes to, read by a
-``QSocketNotifier``), so everything closes as it does on Esc: the loop, the output, a
-timeline record put in place.
+the output ends it, and so does the window system closing the output; :func:`quit_on_signals`
+makes SIGTERM and SIGINT end it too, within a second, through the event loop (a socket pair the
+C-level handler writes to, read by a ``QSocketNotifier``), so everything closes as it does on
+Esc: the loop, the output, a timeline record put in place.
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ class Kiosk(QObject):
         self.output = OutputController(self._make_presenter, self)
         self.output.banner_enabled = bool(banner)
         self.output.opened.connect(self._on_opened)
+        self.output.closed.connect(self._on_output_closed)
         self.output.note.connect(self.note.emit)
         self.player = PresetPlayer(self._show_entry, self.loop, self)
         self.player.entry_refused.connect(self.note.emit)
@@ -123,6 +124,10 @@ class Kiosk(QObject):
     def _on_opened(self, presenter) -> None:
         presenter.key_pressed.connect(self._on_key)
         self.loop.attach(presenter, _refresh_of(presenter))
+
+    def _on_output_closed(self) -> None:
+        if not self._closed:           # the window system closed it (not close() here)
+            self.quit_requested.emit("window closed")
 
     def _on_key(self, event) -> None:
         key = event.key()
@@ -191,9 +196,6 @@ def say(text: str) -> None:
         print(f"testcard: {text}", file=sys.stderr, flush=True)
 
 
-
-
-
 def output_target(screen: str | None, remembered: ScreenIdentity | None = None):
     """The screen the output goes to, as ``(identity, record)``: ``--screen INDEX|NAME``
     (``ValueError`` naming the connected screens when it names none), else the remembered
@@ -233,5 +235,10 @@ def run_until_quit(app, kiosk: Kiosk, started=None) -> str:
         kiosk.close()
         # a quit posted but not yet delivered would end the next event loop this process runs
         app.removePostedEvents(None, QEvent.Type.Quit)
+        # the output window, closed, is deleted now while the application exists: no event loop
+        # runs after this one to do it, and at interpreter exit it would go after Qt itself
+        app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     return why[0] if why else "the output window closed"
+
+
 __all__ = ["Kiosk", "output_target", "quit_on_signals", "run_until_quit", "say"]
