@@ -52,6 +52,7 @@ def test_a_small_png_declaring_a_huge_picture_is_refused_without_inflating_it(hu
     assert huge.stat().st_size < 1 << 20
     run = subprocess.run([sys.executable, "-c", PROBE, str(huge)], cwd=ROOT, capture_output=True,
                          text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
     lines = run.stdout.strip().splitlines()
     probe = json.loads(lines[-1])
     report = json.loads("\n".join(lines[:-1]))
