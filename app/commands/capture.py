@@ -1,8 +1,10 @@
 """``testcard capture --list``: the capture sources on this machine, with their formats.
 
 V4L2 nodes come from :func:`core.capture.list_devices` (read-only ioctls: nothing is started);
-an X11 screen grab of the current display is listed too when ``DISPLAY`` is set.  With no V4L2
-capture device the list says so plainly.
+an X11 screen grab of the current display is listed too when ``DISPLAY`` is set and its server
+answers (:mod:`core.capture.xdisplay`), and of the other answering displays in the X11 socket
+folder; a display that does not answer is never listed.  With no V4L2 capture device the list
+says so plainly.
 """
 
 from __future__ import annotations
@@ -22,22 +24,32 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from core.capture import NONE_FOUND, capture_devices, describe_devices, list_devices, screen_grab_spec
+    from core.capture import NONE_FOUND, capture_devices, describe_devices, list_devices
+    from core.capture.xdisplay import screen_grabs
 
     if not args.list:
         raise CliError("testcard capture needs --list (the sources are then used by "
                        "`testcard decode --live SOURCE` and `testcard latency --source SOURCE`)")
     devices = list_devices()
-    grab = screen_grab_spec()
+    grabs = screen_grabs()
     if args.json:
         print_json({"devices": [d.to_dict() for d in devices],
                     "capture_devices": len(capture_devices(devices)),
-                    "screen_grab": grab, "none_found": None if capture_devices(devices) else NONE_FOUND})
+                    "screen_grab": grabs["current"], "screen_grab_dead": grabs["current_dead"],
+                    "other_screen_grabs": grabs["others"], "dead_displays": grabs["dead"],
+                    "none_found": None if capture_devices(devices) else NONE_FOUND})
         return 0
     for line in describe_devices(devices):
         print(line)
-    if grab:
-        print(f"{grab}  the X11 screen (screen grab; add +X,Y to start at an offset)")
+    if grabs["current"]:
+        print(f"{grabs['current']}  the X11 screen (screen grab; add +X,Y to start at an offset)")
+    elif grabs["current_dead"]:
+        print(f"no screen grab of DISPLAY={grabs['display']}: {grabs['current_dead']}")
     else:
         print("no X11 display (DISPLAY is not set): no screen grab")
+    for spec in grabs["others"]:
+        print(f"{spec}  another X11 screen on this machine (screen grab)")
+    if grabs["dead"]:
+        print(f"({grabs['dead']} X11 display socket{'s' if grabs['dead'] != 1 else ''} without a "
+              "server left out)")
     return 0
