@@ -30,7 +30,13 @@ from app.commands import (  # noqa: E402
     serve,
     show,
 )
-from app.commands.common import CliError, os_error_text, quiet_stdout, say_error  # noqa: E402
+from app.commands.common import (  # noqa: E402
+    CliError,
+    OneLineParser,
+    os_error_text,
+    quiet_stdout,
+    say_error,
+)
 from core import version  # noqa: E402
 
 signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -43,7 +49,8 @@ COMMANDS = (gui, show, serve, patterns, render, bench, desktop, presets, measure
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    """Every command's options; a bad one is one ``testcard: error:`` line (:class:`OneLineParser`)."""
+    parser = OneLineParser(
         prog="testcard",
         description="Display test patterns, frame timing, counter decoding and render-path "
                     "decisions. Run with no command to start the app.",

@@ -25,14 +25,13 @@ instead of raising whatever the disk said.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from core.atomic import atomic_text, move_aside
-from core.jsonfile import JsonError, load_json
+from core.jsonfile import JsonError, dump_json, load_json
 from core.levels import Levels, shown
 from core.paths import config_dir
 from core.patterns import get_pattern
@@ -326,7 +325,7 @@ def save(settings: Settings, path: Path | None = None) -> Path | None:
         return None
     p = path or settings_path()
     try:
-        atomic_text(p, json.dumps(d, indent=2, sort_keys=True) + "\n", make_parent=True)
+        atomic_text(p, dump_json(d, indent=2, sort_keys=True) + "\n", make_parent=True)
     except (OSError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
         raise SettingsNotSaved(f"settings not saved to {p}: {reason}") from None

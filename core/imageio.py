@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import struct
 import zlib
 from pathlib import Path
@@ -20,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from core.atomic import atomic_write, atomic_write_all, require_writable
-from core.jsonfile import JsonError, parse_json
+from core.jsonfile import JsonError, dump_json, parse_json
 
 IMAGE_SUFFIXES = (".png", ".tif", ".tiff")
 WRITE_SUFFIXES = IMAGE_SUFFIXES + (".npy",)
@@ -80,7 +79,7 @@ def write_frame(path, frame: np.ndarray, bit_depth: int, sidecar: dict | None = 
     if sidecar is None:
         atomic_write(p, data)
     else:
-        text = json.dumps(sidecar, indent=2, sort_keys=True) + "\n"
+        text = dump_json(sidecar, indent=2, sort_keys=True) + "\n"
         atomic_write_all({p: data, sidecar_path(p): text.encode("utf-8")})
     return p
 

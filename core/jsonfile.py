@@ -1,4 +1,5 @@
-"""The one way testcard reads a JSON document it did not just write itself.
+"""The one way testcard reads a JSON document it did not just write itself, and the one way it
+writes one (:func:`dump_json`: never ``NaN`` or ``Infinity``, which are not JSON).
 
 Every settings file, preset, manifest and decision file is read through :func:`load_json`,
 which refuses, with one sentence naming the file and the reason, what ``json.loads`` would
@@ -12,6 +13,7 @@ resolves to the last one).
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -114,3 +116,38 @@ def load_json(path, *, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH):
         fh.seek(0)
         data = fh.read(max_bytes + 1)
     return parse_json(data, source=str(p), max_bytes=max_bytes, max_depth=max_depth)
+
+
+class NonFiniteError(TypeError):
+    """A document to write holds NaN or an infinity: a figure that can be unknown must be None
+    (null) at its source.  A bug in testcard, not in the user's input, hence not a ValueError."""
+
+
+def _first_non_finite(obj, path: str = "$"):
+    if isinstance(obj, float):
+        return None if math.isfinite(obj) else (path, obj)
+    if isinstance(obj, dict):
+        items = ((f"{path}.{k}", v) for k, v in obj.items())
+    elif isinstance(obj, list | tuple):
+        items = ((f"{path}[{i}]", v) for i, v in enumerate(obj))
+    else:
+        return None
+    for where, value in items:
+        found = _first_non_finite(value, where)
+        if found is not None:
+            return found
+    return None
+
+
+def dump_json(obj, *, indent: int | None = None, sort_keys: bool = False, **kwargs) -> str:
+    """``obj`` as JSON text, refusing NaN and infinities (:class:`NonFiniteError` naming where
+    the first one is) instead of writing ``NaN``/``Infinity``, which no JSON reader accepts."""
+    try:
+        return json.dumps(obj, indent=indent, sort_keys=sort_keys, allow_nan=False, **kwargs)
+    except ValueError:
+        found = _first_non_finite(obj)
+        if found is None:
+            raise
+        where, value = found
+        raise NonFiniteError(f"{where} is {value!r}, which JSON cannot carry (an unknown figure "
+                             "is written as null)") from None

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
-import json
+import math
 import os
+import re
 import sys
 import time
 
@@ -74,6 +76,67 @@ def refuse_overwriting_inputs(outputs, inputs) -> None:
         seen[key] = out
 
 
+class Number:
+    """An argparse ``type``: a finite number from ``lo`` to ``hi`` (``above``: more than ``lo``;
+    ``below``: less than ``hi``), in ``unit``.  ``nan``, ``inf`` and ``1e300`` are refused at
+    parse time with the range, so no option's float reaches a command (or a JSON report)
+    unchecked; :class:`OneLineParser` says it as ``--OPTION must be ..., got TEXT``."""
+
+    def __init__(self, lo: float, hi: float, unit: str = "", *, above: bool = False,
+                 below: bool = False) -> None:
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+            raise ValueError(f"Number: expected finite lo < hi, got {lo!r}, {hi!r}")
+        self.lo, self.hi, self.unit, self.above, self.below = float(lo), float(hi), unit, above, below
+        self.__name__ = "number"            # argparse names a type by it
+
+    def _v(self, v: float) -> str:
+        text = str(int(v)) if v == int(v) and abs(v) < 1e7 else f"{v:g}"
+        return f"{text} {self.unit}" if self.unit else text
+
+    @property
+    def range_text(self) -> str:
+        low = f"above {self._v(self.lo)}" if self.above else f"at least {self._v(self.lo)}"
+        high = f"below {self._v(self.hi)}" if self.below else f"at most {self._v(self.hi)}"
+        return f"{low} and {high}"
+
+    def contains(self, value: float) -> bool:
+        return (math.isfinite(value)
+                and (value > self.lo if self.above else value >= self.lo)
+                and (value < self.hi if self.below else value <= self.hi))
+
+    def __call__(self, text: str) -> float:
+        try:
+            value = float(text)
+        except (TypeError, ValueError):
+            raise argparse.ArgumentTypeError(f"must be a number {self.range_text}, got {text!r}") from None
+        if not self.contains(value):
+            raise argparse.ArgumentTypeError(f"must be {self.range_text}, got {text}")
+        return value
+
+    def __repr__(self) -> str:
+        return f"Number({self.lo:g}, {self.hi:g}, {self.unit!r})"
+
+
+# ranges shared by several commands' options
+RATE_HZ = Number(0, 10000, "fps", above=True)          # a capture or display rate
+RUN_S = Number(0, 86400, "s", above=True)             # how long a run or timeout lasts (a day at most)
+
+
+_OPTION_MUST = re.compile(r"argument (?:\S+/)?(?P<flag>\S+): (?P<rest>must be .*)", re.S)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """testcard's argument parser: a bad argument is a :class:`CliError`, so one ``testcard:
+    error:`` line and exit 2 (never the usage block), naming the command whose ``--help`` lists
+    the options.  A :class:`Number` refusal reads ``--OPTION must be ..., got TEXT``."""
+
+    def error(self, message: str):
+        m = _OPTION_MUST.fullmatch(message)
+        if m is not None:
+            message = f"{m['flag']} {m['rest']}"
+        raise CliError(f"{message} (see {self.prog} --help)")
+
+
 def parse_sets(items) -> dict[str, str]:
     out = {}
     for item in items or []:
@@ -115,8 +178,10 @@ def mastering_from_args(args) -> dict | None:
 
 
 def print_json(obj) -> None:
-    json.dump(obj, sys.stdout, indent=2)
-    sys.stdout.write("\n")
+    """``obj`` as one JSON document on stdout, never NaN or Infinity (:func:`core.jsonfile.dump_json`)."""
+    from core.jsonfile import dump_json
+
+    sys.stdout.write(dump_json(obj, indent=2) + "\n")
 
 
 def print_table(rows: list[dict], columns: list[str]) -> None:

@@ -7,6 +7,7 @@ import math
 import sys
 
 from app.commands.common import (
+    RATE_HZ,
     CliError,
     Progress,
     check_output,
@@ -35,9 +36,9 @@ def register(sub) -> None:
     p.add_argument("--bits", type=int, metavar="N",
                    help="counter bits of a compat panel (1..31; default: from the manifest, else read "
                         "from the picture)")
-    p.add_argument("--capture-fps", type=float, metavar="F",
+    p.add_argument("--capture-fps", type=RATE_HZ, metavar="F",
                    help="capture rate (read from a video when not given)")
-    p.add_argument("--display-fps", type=float, metavar="F",
+    p.add_argument("--display-fps", type=RATE_HZ, metavar="F",
                    help="display refresh rate; with the capture rate it counts repeats exactly, "
                         "tells a display frozen for the whole capture, and at a capture slower than "
                         "the display tells the indices it could not have seen (unobservable, never "

@@ -14,7 +14,7 @@ import signal
 import sys
 import threading
 
-from app.commands.common import CliError, Progress, print_json, refuse_overwriting_inputs
+from app.commands.common import RUN_S, CliError, Progress, print_json, refuse_overwriting_inputs
 from app.commands.decode_checks import exit_status, set_checks
 
 
@@ -24,7 +24,7 @@ def add_live_arguments(p) -> None:
                    help="decode a live source instead of PATH: v4l2:/dev/videoN, x11grab:DISPLAY[+X,Y] "
                         "or a video file/FIFO played at its own rate (`testcard capture --list`); "
                         "--capture-fps asks the source for that rate")
-    p.add_argument("--seconds", type=float, metavar="N",
+    p.add_argument("--seconds", type=RUN_S, metavar="N",
                    help="with --live: stop after N seconds (default: when the source ends, or Ctrl-C)")
     p.add_argument("--capture-size", metavar="WxH", help="with --live: ask the source for this size")
     p.add_argument("--pixel-format", metavar="FMT",

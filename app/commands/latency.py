@@ -26,10 +26,23 @@ import os
 import sys
 import time
 
-from app.commands.common import CliError, Progress, check_output, print_json, refuse_overwriting_inputs
+from app.commands.common import (
+    RATE_HZ,
+    RUN_S,
+    CliError,
+    Number,
+    Progress,
+    check_output,
+    print_json,
+    refuse_overwriting_inputs,
+)
 from app.commands.latency_live import run_live
 
 MAX_SECONDS = 24 * 3600.0
+MAX_OFFSET_MS = 10_000.0          # core.decode.latency_log's (kept here so the CLI starts without numpy)
+MAX_CAPTURE_OFFSET_S = 1e10       # a wall clock (1.7e9 s since 1970) onto a monotonic one fits easily
+OFFSET_MS = Number(-MAX_OFFSET_MS, MAX_OFFSET_MS, "ms")
+CAPTURE_OFFSET_S = Number(-MAX_CAPTURE_OFFSET_S, MAX_CAPTURE_OFFSET_S, "s")
 CAPTURE_STALL_ENV = "TESTCARD_TEST_CAPTURE_STALL_EVERY"
 
 
@@ -47,8 +60,8 @@ def register(sub) -> None:
                            "(`testcard capture --list` lists devices)")
     live.add_argument("--screen", metavar="INDEX|NAME", help="output screen (default: the primary)")
     live.add_argument("--size", metavar="WxH", help="counter frame size (default: the screen's size)")
-    live.add_argument("--seconds", type=float, default=10.0, help="capture this long (default 10)")
-    live.add_argument("--capture-fps", type=float, metavar="F",
+    live.add_argument("--seconds", type=RUN_S, default=10.0, help="capture this long (default 10)")
+    live.add_argument("--capture-fps", type=RATE_HZ, metavar="F",
                       help="ask the source for this rate (default: x11grab a little over twice the screen's "
                            "refresh, a device its own)")
     live.add_argument("--capture-size", metavar="WxH", help="ask the source for this frame size")
@@ -58,11 +71,11 @@ def register(sub) -> None:
     offline.add_argument("--timeline", metavar="PRESENT.csv",
                          help="present log: a timeline CSV exported or recorded by testcard")
     offline.add_argument("--capture", metavar="FILE", help="the recorded capture (a video file)")
-    offline.add_argument("--capture-offset-s", type=float, metavar="S",
+    offline.add_argument("--capture-offset-s", type=CAPTURE_OFFSET_S, metavar="S",
                          help="seconds added to the capture's timestamps to put them on the present "
                               "log's clock (default: recognise the capture's clock, monotonic or wall "
                               "clock, from the present log's clock pairs)")
-    p.add_argument("--offset-ms", type=float, metavar="MS",
+    p.add_argument("--offset-ms", type=OFFSET_MS, metavar="MS",
                    help="the capture chain's own latency (measured once by looping the output straight "
                         "into the capture), subtracted from every sample and listed as a correction")
     p.add_argument("--end-of-frame", action="store_true",

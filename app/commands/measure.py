@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from app.commands.common import Progress, check_output, print_json, print_table
+from app.commands.common import Number, Progress, check_output, print_json, print_table
 from app.commands.measure_live import live_display_problem, run_live
 
 DEFAULT_BANDS = ("animated@1080p/rgb10", "animated@2160p/rgb10")
@@ -42,7 +42,7 @@ def register(sub) -> None:
     p.add_argument("--rounds", type=int, default=9, help="rounds, candidates rotated (default 9)")
     p.add_argument("--frames", type=int, default=50, help="timed frames per round (default 50)")
     p.add_argument("--warmup", type=int, default=5, help="untimed frames per round (default 5)")
-    p.add_argument("--margin", type=float, default=3.0, metavar="PCT",
+    p.add_argument("--margin", type=Number(0, 100, "%", below=True), default=3.0, metavar="PCT",
                    help="how much faster (render), or how many fewer late frames and how much "
                         "cheaper (live), in %% beyond the spread, a challenger must be (default 3)")
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per band")

@@ -23,7 +23,14 @@ range).
 
 from __future__ import annotations
 
-from app.commands.common import add_metrics_option, check_output, metrics_address, open_metrics
+from app.commands.common import (
+    RUN_S,
+    Number,
+    add_metrics_option,
+    check_output,
+    metrics_address,
+    open_metrics,
+)
 
 DEFAULT_COUNTER_BITS = 16
 DEFAULT_LOG_MAX_MB = 32
@@ -71,16 +78,16 @@ def register(sub) -> None:
     p.add_argument("--log", metavar="FILE",
                    help="append every patch (receive time, first frame, present time, latency, source) "
                         "and connection event to FILE as JSON lines, as they come (fsynced every second)")
-    p.add_argument("--log-max", type=float, default=DEFAULT_LOG_MAX_MB, metavar="MB",
+    p.add_argument("--log-max", type=Number(0.01, 1e6, "MB"), default=DEFAULT_LOG_MAX_MB, metavar="MB",
                    help="cap on the log: past this size FILE becomes FILE.1 (replacing an older one) and "
                         f"a new FILE is begun (default {DEFAULT_LOG_MAX_MB})")
-    p.add_argument("--ack-timeout", type=float, default=5.0, metavar="S",
+    p.add_argument("--ack-timeout", type=Number(0, 3600, "s", above=True), default=5.0, metavar="S",
                    help="a patch not presented within this many seconds is never acknowledged: "
                         "PGenerator answers ERR, UPGCI closes the connection (default 5)")
-    p.add_argument("--idle-timeout", type=float, metavar="S",
+    p.add_argument("--idle-timeout", type=RUN_S, metavar="S",
                    help="close a server's client that sends no request for this long (default: never "
                         "while a slot is free; with all 4 taken, the client idle longest makes room)")
-    p.add_argument("--request-timeout", type=float, default=DEFAULT_REQUEST_TIMEOUT_S, metavar="S",
+    p.add_argument("--request-timeout", type=RUN_S, default=DEFAULT_REQUEST_TIMEOUT_S, metavar="S",
                    help="close a server's client whose request has begun and not ended within this "
                         f"long (default {DEFAULT_REQUEST_TIMEOUT_S:g})")
     p.add_argument("--banner", action="store_true",

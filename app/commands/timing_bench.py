@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import sys
 
-from app.commands.common import CliError, Progress, print_json, print_table
+from app.commands.common import CliError, Number, Progress, print_json, print_table
 
 COLUMNS = ["run", "frames", "rows_held", "memory_mib", "samples", "points", "copy_ms", "view_ms",
            "stats_ms", "plot_ms", "append_us"]
@@ -15,9 +15,9 @@ COLUMNS = ["run", "frames", "rows_held", "memory_mib", "samples", "points", "cop
 def register_bench(bench_sub) -> None:
     p = bench_sub.add_parser(
         "timing", help="refresh cost and memory of the live timing figures after 1 min, 1 h, 24 h")
-    p.add_argument("--rate", type=float, default=60.0,
+    p.add_argument("--rate", type=Number(0, 1000, "frames per second", above=True), default=60.0,
                    help="frames per second of the synthetic run (default 60)")
-    p.add_argument("--window", type=float, default=600.0,
+    p.add_argument("--window", type=Number(5, 600, "s"), default=600.0,
                    help="the plot window in seconds: 5, 60 or 600 (default 600)")
     p.add_argument("--repeats", type=int, default=15, help="refreshes timed per run length (default 15)")
     p.add_argument("--json", action="store_true", help="print one JSON list")

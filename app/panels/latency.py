@@ -16,7 +16,6 @@ For the main window (``app/panels/__init__.py``): ``PANEL_TITLE``, ``PANEL_AREA`
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -50,6 +49,7 @@ from app.workers import JobPanel, either
 from core.atomic import atomic_text
 from core.capture import open_source, parse_spec
 from core.decode import LiveRequest, offset_correction, write_latency_csv, write_latency_plot
+from core.jsonfile import dump_json
 from core.patterns import get_pattern
 
 PANEL_TITLE = "Latency"
@@ -391,7 +391,7 @@ def write_latency_report(path, report: dict) -> Path:
         return write_latency_plot(p, report, "export")
     if suffix != ".json":
         raise ValueError(f"{p.name}: export as .json, .csv or .png")
-    return atomic_text(p, json.dumps(report, indent=2) + "\n")
+    return atomic_text(p, dump_json(report, indent=2) + "\n")
 
 
 def create_panel(main_window=None) -> LatencyPanel:

@@ -150,11 +150,17 @@ def end_of_frame_correction(capture_rate_hz: float) -> Correction:
                       "capture period earlier")
 
 
+MAX_OFFSET_MS = 10_000.0     # a capture chain ten seconds late is no capture chain
+
+
 def offset_correction(ms: float) -> Correction:
     """The capture chain's own latency (measured once by looping the output straight into the
-    capture), subtracted from every sample."""
-    if isinstance(ms, bool) or not isinstance(ms, int | float) or not math.isfinite(ms):
-        raise ValueError(f"--offset-ms must be a finite number of milliseconds, got {ms!r}")
+    capture), subtracted from every sample: a finite number of milliseconds within
+    +-:data:`MAX_OFFSET_MS` (beyond, every figure of the report would be the offset's)."""
+    if isinstance(ms, bool) or not isinstance(ms, int | float) or not math.isfinite(ms) \
+            or abs(ms) > MAX_OFFSET_MS:
+        raise ValueError(f"--offset-ms must be a finite number of milliseconds from "
+                         f"-{MAX_OFFSET_MS:g} to {MAX_OFFSET_MS:g}, got {ms!r}")
     return Correction("capture chain offset", -float(ms),
                       "the capture chain's own latency, entered by the user")
 

@@ -8,13 +8,13 @@ so the command line stays headless.
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
 import numpy as np
 
 from core.atomic import atomic_path, atomic_text, require_parent
 from core.imageio import write_frame
+from core.jsonfile import dump_json
 
 CSV_COLUMNS = ("position", "timestamp", "index", "status", "confidence", "indices", "name", "note", "gap",
                "events")
@@ -60,7 +60,7 @@ def write_csv(path, frames: list[dict], events: list[dict] | None = None) -> Pat
     ``gap`` is 1 for a frame of unknown content (undecodable or unreadable: a gap in the
     capture, never a display drop); ``events`` names the events found at the frame
     (``drop``, ``freeze``, ``jump_back``, ``gap``, ...), space-separated."""
-    at: dict[int, list[str]] = {}
+    at: dict[int | None, list[str]] = {}   # None: a frame without a position has no events
     for e in events or []:
         at.setdefault(e["position"], []).append(e["kind"])
     p = require_parent(path)
@@ -204,7 +204,7 @@ def write_plot(path, report: dict) -> Path:
 
 def write_json(path, report: dict) -> Path:
     """The whole report document as JSON, written whole or not at all."""
-    return atomic_text(require_parent(path), json.dumps(report, indent=2) + "\n")
+    return atomic_text(require_parent(path), dump_json(report, indent=2) + "\n")
 
 
 def write_report(path, report: dict) -> Path:

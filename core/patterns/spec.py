@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import numbers
 import re
 from collections.abc import Mapping
@@ -11,6 +10,7 @@ from typing import Any
 
 from core import xp as X
 from core.counter import CounterGeometry, geometry_for
+from core.jsonfile import dump_json
 from core.levels import Levels, parse_number, shown
 from core.patterns.hdr_metadata import DEFAULT_MASTERING, Mastering, hdr_fields, parse_mastering
 from core.patterns.registry import Pattern, get_pattern, jsonable
@@ -95,7 +95,7 @@ class Spec:
         return d
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), sort_keys=True)
+        return dump_json(self.to_dict(), sort_keys=True)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Spec:

@@ -37,7 +37,7 @@ def run_cli(capsys, *argv):
     (("--source", "x11grab::0", "--bits", "40"), "--bits must be 1..31"),
     (("--source", "x11grab::0", "--capture-fps", "-5"), "--capture-fps must be above 0"),
     (("--source", "x11grab::0", "--screen", " "), "--screen takes"),
-    (("--source", "x11grab::0", "--offset-ms", "inf"), "--offset-ms must be a finite number"),
+    (("--source", "x11grab::0", "--offset-ms", "inf"), "--offset-ms must be at least -10000 ms"),
     (("--source", "x11grab::0", "--plot", "latency.jpg"), "--plot writes a PNG"),
     (("--source", "x11grab::0", "--histogram", "h.txt"), "--histogram writes a PNG"),
 ])
@@ -138,6 +138,24 @@ def test_capture_offset_puts_a_shifted_recording_on_the_present_clock(capsys, tm
     assert chain["ms"] == -10.0 and r["corrections_total_ms"] == -10.0
     assert r["latency_ms"]["median"] == pytest.approx(r["uncorrected_latency_ms"]["median"] - 10.0)
     assert 40.0 - MS <= r["latency_ms"]["min"] <= r["latency_ms"]["max"] < 40.0 + 1000 / 120 + MS
+
+
+def strict_json(text: str):
+    def refuse(name):
+        raise AssertionError(f"{name} in testcard's JSON")
+    return json.loads(text, parse_constant=refuse)
+
+
+@pytest.mark.parametrize("offset_ms", ["10000", "-10000"])
+def test_the_offset_at_its_range_ends_gives_finite_json(capsys, tmp_path, offset_ms):
+    run = Run(frames=30, display_hz=60.0, capture_hz=120.0, latency_s=0.050, t0=500.0)
+    csv_path, video, _ = recorded_run(tmp_path, run, shift_s=20.0)
+    rc, out, err = run_cli(capsys, "--timeline", str(csv_path), "--capture", str(video),
+                           "--capture-offset-s", "-20", "--offset-ms", offset_ms, "--json")
+    assert rc == 0, err
+    r = strict_json(out)
+    assert r["corrections"][1]["ms"] == -float(offset_ms)
+    assert r["latency_ms"]["median"] == pytest.approx(r["uncorrected_latency_ms"]["median"] - float(offset_ms))
 
 
 def test_a_wall_clock_recording_joins_with_no_offset_through_the_clock_pairs(capsys, tmp_path):
