@@ -1,8 +1,11 @@
 """Code values: bit depth, full and limited (video) range, colours.
 
-Limited range is scaled by bit shift, never by multiplication: black 16 and
-white 235 at 8 bits become 64 and 940 at 10 bits, 4096 and 60160 at 16.
-All arithmetic here is on Python ints, so every backend sees the same constants.
+A code value changes bit depth by one rule (:func:`rescale_terms`), wherever testcard changes
+one: full range by proportion of full scale, ``round(v * (2**n - 1) / (2**m - 1))`` halves up
+(10-bit 767 is 8-bit 191, 4-bit white 15 is 8-bit 255); limited range by bit shift, which is
+the same proportion on the standard's span: black 16 and white 235 at 8 bits become 64 and
+940 at 10 bits, 4096 and 60160 at 16.  All arithmetic here is on Python ints, so every backend
+sees the same constants.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import math
 import numbers
 import re
 from dataclasses import dataclass
+from typing import Literal, overload
 
 MIN_BITS, MAX_BITS = 1, 16
 
@@ -51,7 +55,7 @@ class Levels:
         value = self.black + int((float(percent) * span + 50) // 100)
         return max(0, min(self.top, value))
 
-    def percent_of(self, code: int) -> float:
+    def percent_of(self, code: float) -> float:
         return 100.0 * (code - self.black) / (self.white - self.black)
 
     def check(self, value: int, what: str = "colour value") -> int:
@@ -84,6 +88,10 @@ def shown(value, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+@overload
+def parse_number(value, what: str, *, integer: Literal[True]) -> int: ...
+@overload
+def parse_number(value, what: str, *, integer: bool = False) -> int | float: ...
 def parse_number(value, what: str, *, integer: bool = False) -> int | float:
     """A finite number from a JSON or Python number or from text; ``ValueError`` naming ``what``.
 
@@ -196,31 +204,72 @@ def swatch_rgb(code: tuple[int, int, int], levels: Levels) -> tuple[int, int, in
     return tuple(max(0, min(255, round((c - levels.black) * 255 / span))) for c in code)  # type: ignore[return-value]
 
 
-def rescale_code(value: int, old: Levels, new: Levels) -> int:
-    """A code value carried from ``old`` levels to ``new`` ones.  The one conversion rule:
+def rescale_terms(old: Levels, new: Levels) -> tuple[int, int, int]:
+    """``(mul, add, div)`` with which a code value ``v`` at ``old`` levels is ``(v * mul + add)
+    // div`` at ``new`` ones (then clamped to ``0..new.top``): the one depth-conversion rule,
+    which :func:`rescale_code` applies to a number and :func:`core.engine.formats.rescale` to
+    numpy and torch arrays, so the preview, ``render``, ``serve`` and the parameter editors all
+    give the same code for the same value.
 
-    * same bit depth: unchanged (clamped to the depth);
-    * both limited range: by shift, up ``v << d``, down ``(v + 2**(d-1)) >> d`` (rounded
-      half up), so 16..235 at 8 bits are exactly 64..940 at 10 and 4096..60160 at 16;
-    * otherwise by proportion of full scale, ``round(v * (2**n - 1) / (2**m - 1))`` from
-      ``m`` to ``n`` bits, in integers (the divisor is odd, so there is never a tie to break):
-      1023 at 10 bits is 255 at 8, 200 at 8 is 802 at 10.
+    * same bit depth: unchanged;
+    * full range (either side): by proportion of full scale, ``round(v * (2**n - 1) /
+      (2**m - 1))`` from ``m`` to ``n`` bits, halves up, in integers
+      (``(2 * v * (2**n - 1) + (2**m - 1)) // (2 * (2**m - 1))``; the divisor is odd, so no
+      value is ever a tie).  Narrowing and widening alike: 767 at 10 bits is 191 at 8, 1023 is
+      255, and white stays white going up too (4-bit 15 is 8-bit 255, 1-bit 1 is 255);
+    * both limited range: by shift, up ``v * 2**d``, down ``round(v / 2**d)`` halves up, which
+      is the same proportion taken on the standard's nominal span (black ``16 * 2**(n-8)``,
+      white ``235 * 2**(n-8)``): 16..235 at 8 bits are exactly 64..940 at 10 and 4096..60160
+      at 16.  (Full scale's proportion would move limited white 940 to 234 at 8 bits.)
+    """
+    m, n = old.bit_depth, new.bit_depth
+    if m == n:
+        return 1, 0, 1
+    if old.limited and new.limited:
+        d = n - m
+        return (1 << d, 0, 1) if d > 0 else (1, 1 << (-d - 1), 1 << -d)
+    return 2 * new.top, old.top, 2 * old.top
+
+
+def rescale_code(value: int, old: Levels, new: Levels) -> int:
+    """A code value carried from ``old`` levels to ``new`` ones by the one rule
+    (:func:`rescale_terms`), clamped to ``0..new.top``.
 
     Up then down is the identity: for every value at ``m`` bits and every ``n > m``,
     ``rescale_code(rescale_code(v, m, n), n, m) == v`` (a step up is at least ~2 codes wide,
     so rounding back lands on ``v``).  Down then up cannot be (fewer codes); that is why
     an editor keeps what was typed (:class:`TypedCode`) and converts from that original.
-    The result is clamped to ``0..new.top``.
     """
-    value = int(value)
+    mul, add, div = rescale_terms(old, new)
+    return max(0, min(new.top, (int(value) * mul + add) // div))
+
+
+_BY_SHIFT = " (limited range, by shift)"
+
+
+def depth_rule(old: Levels, new: Levels) -> str:
+    """The rule :func:`rescale_code` applies from ``old`` to ``new``, as a formula a person can
+    check by hand: ``round(v*255/1023)``, ``v*4 (limited range, by shift)``, ``unchanged``."""
     if old.bit_depth == new.bit_depth:
-        out = value
-    elif old.limited and new.limited:
+        return "unchanged"
+    if old.limited and new.limited:
         d = new.bit_depth - old.bit_depth
-        out = value << d if d > 0 else (value + (1 << (-d - 1))) >> -d
-    else:
-        out = (2 * value * new.top + old.top) // (2 * old.top)
-    return max(0, min(new.top, out))
+        return f"v*{1 << d}" + _BY_SHIFT if d > 0 else f"round(v/{1 << -d})" + _BY_SHIFT
+    return f"round(v*{new.top}/{old.top})"
+
+
+def _a(bits: int) -> str:
+    return f"an {bits}" if bits in (8, 11, 18) else f"a {bits}"
+
+
+def depth_note(frame_bits: int, surface_bits: int, limited: bool = False) -> str:
+    """What a frame's code values become on a surface of another depth, in one sentence:
+    ``10-bit frame on an 8-bit surface: codes scaled by round(v*255/1023)``; ``""`` when the
+    depths are the same.  ``limited``: the frame (and so its conversion) is limited range."""
+    if frame_bits == surface_bits:
+        return ""
+    rule = depth_rule(Levels(frame_bits, limited), Levels(surface_bits, limited))
+    return f"{frame_bits}-bit frame on {_a(surface_bits)}-bit surface: codes scaled by {rule}"
 
 
 @dataclass(frozen=True)

@@ -121,7 +121,8 @@ class Engine:
         """Switch to ``spec``; never stalls on compilation (it runs in the background)."""
         if not isinstance(spec, Spec):
             raise ValueError(f"expected a Spec, got {type(spec).__name__}")
-        exact, note = F.check_format(self.fmt, spec.bit_depth, spec.dtype, self.allow_rounding)
+        exact, note = F.check_format(self.fmt, spec.bit_depth, spec.dtype, self.allow_rounding,
+                                     spec.limited)
         if self.path == "numpy" and spec.dtype == "bfloat16":
             raise ValueError("the numpy path cannot hold bfloat16; use float32")
         with self._lock:

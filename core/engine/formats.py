@@ -12,9 +12,13 @@ The conversion is applied to the few distinct rows of a :class:`core.plan.Rows`
 plan, so the frame is still produced by one gather: under torch.compile the
 pattern, the conversion and the gather are one kernel writing display bytes.
 
-Depth changes: widening is a left shift (10-bit 940 -> 16-bit 60160), always
-exact; narrowing rounds half up by shift, ``(v + 2**(s-1)) >> s`` clipped to the
-top code, and is refused unless rounding is allowed.
+Depth changes follow the one rule of :func:`core.levels.rescale_terms`, narrowing and
+widening alike: full range by proportion, ``round(v * (2**n - 1) / (2**m - 1))`` halves up
+(10-bit 767 -> 8-bit 191, 4-bit 15 -> 8-bit 255, 10-bit 1023 -> 16-bit 65535), limited range
+by shift (10-bit 940 -> 16-bit 60160, 8-bit 235).  Widening is exact (every code comes back);
+a format narrower than the bit depth is refused unless rounding is allowed.  The arithmetic is
+int64 on both backends (``2 * 32767 * 65535`` passes int32), so numpy and torch give the same
+codes for every value.
 
 On torch the device arrays avoid the unsigned shell dtypes (uint16, uint32),
 which neither every kernel nor Inductor's Metal backend maps: rgb10 words are
@@ -28,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from core import xp as X
+from core.levels import Levels, depth_rule, rescale_code, rescale_terms
 
 FORMATS = ("native", "rgb8", "rgb10", "rgb16")
 FORMAT_BITS = {"rgb8": 8, "rgb10": 10, "rgb16": 16}
@@ -37,12 +42,14 @@ _SIGNED_CARRIER = {"uint16": "int16", "uint32": "int32"}
 
 
 def check_format(fmt: str, bit_depth: int, dtype: str = "uint16",
-                 allow_rounding: bool = False) -> tuple[bool, str]:
-    """``(exact, note)`` for showing ``bit_depth`` code values in ``fmt``.
+                 allow_rounding: bool = False, limited: bool = False) -> tuple[bool, str]:
+    """``(exact, note)`` for showing ``bit_depth`` code values in ``fmt`` (``limited``: the
+    frame is limited range).
 
     Raises ``ValueError`` for an unknown format, or a format narrower than the
-    bit depth unless ``allow_rounding`` (then ``exact`` is False and ``note``
-    says how the values round).
+    bit depth unless ``allow_rounding`` (then ``exact`` is False).  ``note`` names the rule
+    whenever the depth changes: ``10-bit frame in rgb8: codes scaled by round(v*255/1023),
+    rounded``.
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}: expected one of {', '.join(FORMATS)}")
@@ -57,13 +64,11 @@ def check_format(fmt: str, bit_depth: int, dtype: str = "uint16",
             raise ValueError(
                 f"{bit_depth}-bit code values do not fit {fmt} ({target} bits) exactly; "
                 f"choose a wider format or allow rounding")
-        s = bit_depth - target
-        return False, (f"{bit_depth}-bit code values are rounded to {target} bits for {fmt} "
-                       f"((v + {1 << (s - 1)}) >> {s}, clipped to {(1 << target) - 1})")
-    if bit_depth < target:
-        return True, (f"{bit_depth}-bit code values are shifted left by {target - bit_depth} "
-                      f"into {target}-bit {fmt}")
-    return True, ""
+    if bit_depth == target:
+        return True, ""
+    rule = depth_rule(Levels(bit_depth, limited), Levels(target, limited))
+    note = f"{bit_depth}-bit frame in {fmt}: codes scaled by {rule}"
+    return bit_depth < target, note + (", rounded" if bit_depth > target else "")
 
 
 def host_shape(fmt: str, width: int, height: int) -> tuple[int, ...]:
@@ -95,20 +100,24 @@ def host_view(array: np.ndarray, fmt: str, dtype: str = "uint16") -> np.ndarray:
     return array if array.dtype == want else array.view(want)
 
 
-def rescale(xp, values, bit_depth: int, target: int):
-    """Code values at ``bit_depth`` -> ``target`` bits: shift left, or round half up by shift."""
+def rescale(xp, values, bit_depth: int, target: int, limited: bool = False):
+    """Code values at ``bit_depth`` -> ``target`` bits by the one rule
+    (:func:`core.levels.rescale_terms`), clamped to ``0..2**target - 1``; int64 out when the
+    depth changes, ``values`` themselves when it does not.  Numpy or torch, eager or compiled:
+    the same integers as :func:`core.levels.rescale_code` for every value."""
     if target == bit_depth:
         return values
-    if target > bit_depth:
-        return values * (1 << (target - bit_depth))
-    s = bit_depth - target
-    top = (1 << target) - 1
-    v = (values + (1 << (s - 1))) // (1 << s)
-    return xp.where(v > top, v * 0 + top, v)
+    old, new = Levels(bit_depth, limited), Levels(target, limited)
+    mul, add, div = rescale_terms(old, new)
+    v = X.astype(xp, values, "int64")
+    v = (v * mul + add) // div
+    v = xp.where(v > new.top, v * 0 + new.top, v)
+    return xp.where(v < 0, v * 0, v)
 
 
-def convert_rows(xp, rows, fmt: str, bit_depth: int, dtype: str = "uint16"):
-    """Plan rows ``(K, W or 1, 3)`` int64 code values -> rows in the device dtype of ``fmt``.
+def convert_rows(xp, rows, fmt: str, bit_depth: int, dtype: str = "uint16", limited: bool = False):
+    """Plan rows ``(K, W or 1, 3)`` int64 code values -> rows in the device dtype of ``fmt``
+    (``limited``: the rows are limited range, which decides the rule of a depth change).
 
     rgb10 rows come back ``(K, W or 1)``: one packed word per pixel.  Element-wise
     on the small rows only; the caller's gather makes the frame.
@@ -120,7 +129,7 @@ def convert_rows(xp, rows, fmt: str, bit_depth: int, dtype: str = "uint16"):
     if fmt == "native":
         return _carry(xp, rows, carrier, dtype)
     target = FORMAT_BITS[fmt]
-    v = rescale(xp, rows, bit_depth, target)
+    v = rescale(xp, rows, bit_depth, target, limited)
     if fmt == "rgb10":
         # 0b11 << 30 | r << 20 | g << 10 | b, as int32 bits: the top two bits set
         # make it 2**30 below zero, so no value ever overflows the signed word
@@ -144,17 +153,19 @@ def _carry(xp, values, carrier: str, host: str):
     return X.astype(xp, values, carrier)
 
 
-def convert_frame(frame: np.ndarray, fmt: str, bit_depth: int, dtype: str = "uint16") -> np.ndarray:
-    """Reference conversion of a whole ``(H, W, 3)`` host frame, pixel by pixel (tests, tools)."""
+def convert_frame(frame: np.ndarray, fmt: str, bit_depth: int, dtype: str = "uint16",
+                  limited: bool = False) -> np.ndarray:
+    """Reference conversion of a whole ``(H, W, 3)`` host frame, pixel by pixel (tests, tools):
+    each distinct code value through :func:`core.levels.rescale_code` itself."""
     v = np.asarray(frame).astype(np.int64)
     if fmt == "native":
         return v.astype(dtype)
     target = FORMAT_BITS[fmt]
-    if target >= bit_depth:
-        v = v << (target - bit_depth)
-    else:
-        s = bit_depth - target
-        v = np.minimum((v + (1 << (s - 1))) >> s, (1 << target) - 1)
+    if target != bit_depth:
+        old, new = Levels(bit_depth, limited), Levels(target, limited)
+        codes, inverse = np.unique(v, return_inverse=True)
+        table = np.array([rescale_code(int(c), old, new) for c in codes], dtype=np.int64)
+        v = table[inverse].reshape(v.shape)
     if fmt == "rgb10":
         return (np.uint32(3 << 30) | (v[..., 0] << 20) | (v[..., 1] << 10) | v[..., 2]).astype(np.uint32)
     x = np.full(v.shape[:-1] + (1,), (1 << target) - 1, dtype=np.int64)

@@ -21,7 +21,8 @@ def frame_rows(xp, spec: Spec, fmt: str, frame, device=None, into=None) -> Rows:
     """The spec's plan with its rows (and patch) already in the display format (``into``:
     the host buffer, offered to the body when the format is the rows' own, see ``Ctx``)."""
     plan = render_plan(spec, frame, xp, device, into)
-    return map_rows(plan, lambda rows: F.convert_rows(xp, rows, fmt, spec.bit_depth, spec.dtype))
+    return map_rows(plan, lambda rows: F.convert_rows(xp, rows, fmt, spec.bit_depth, spec.dtype,
+                                                       spec.limited))
 
 
 def gather_into(xp, plan: Rows, out) -> None:

@@ -19,22 +19,30 @@ def test_rgb10_word_layout():
     assert F.unpack_rgb10(word).tolist() == [[[940, 64, 1023]]]
 
 
-def test_widening_is_a_shift_and_narrowing_rounds():
+def test_depth_changes_by_proportion_in_full_range_and_by_shift_in_limited_range():
     eight = np.array([[[235, 16, 255]]], dtype=np.uint16)
-    assert F.unpack_rgb10(F.convert_frame(eight, "rgb10", 8)).tolist() == [[[940, 64, 1020]]]
-    sixteen = np.array([[[60160, 65535, 127]]], dtype=np.uint16)
-    assert F.convert_frame(sixteen, "rgb8", 16).tolist() == [[[235, 255, 0, 255]]]
-    assert F.convert_frame(np.array([[[128]*3]]), "rgb8", 16)[0, 0, 0] == 1  # 128/256 rounds up
+    # full range: round(v * 1023 / 255), so white stays white
+    assert F.unpack_rgb10(F.convert_frame(eight, "rgb10", 8)).tolist() == [[[943, 64, 1023]]]
+    assert F.unpack_rgb10(F.convert_frame(eight, "rgb10", 8, limited=True)).tolist() == \
+        [[[940, 64, 1020]]]
+    sixteen = np.array([[[60160, 65535, 128]]], dtype=np.uint16)
+    assert F.convert_frame(sixteen, "rgb8", 16).tolist() == [[[234, 255, 0, 255]]]
+    assert F.convert_frame(sixteen, "rgb8", 16, limited=True).tolist() == [[[235, 255, 1, 255]]]
+    assert F.convert_frame(np.array([[[767] * 3]]), "rgb8", 10)[0, 0, 0] == 191   # not 192
+    assert F.convert_frame(np.array([[[15] * 3]]), "rgb8", 4)[0, 0, 0] == 255     # not 240
+    assert F.convert_frame(np.array([[[1] * 3]]), "rgb8", 1)[0, 0, 0] == 255      # not 128
 
 
 def test_check_format_refuses_narrowing_unless_rounding_allowed():
     with pytest.raises(ValueError, match="16-bit code values do not fit rgb8"):
         F.check_format("rgb8", 16)
     exact, note = F.check_format("rgb8", 16, allow_rounding=True)
-    assert not exact and "rounded to 8 bits" in note
+    assert not exact and note == "16-bit frame in rgb8: codes scaled by round(v*255/65535), rounded"
     assert F.check_format("rgb10", 10) == (True, "")
     exact, note = F.check_format("rgb16", 10)
-    assert exact and "shifted left by 6" in note
+    assert exact and note == "10-bit frame in rgb16: codes scaled by round(v*65535/1023)"
+    exact, note = F.check_format("rgb16", 10, limited=True)
+    assert exact and note == "10-bit frame in rgb16: codes scaled by v*64 (limited range, by shift)"
     with pytest.raises(ValueError, match="unknown format"):
         F.check_format("rgb12", 10)
 
