@@ -1,16 +1,20 @@
 """The main window's status bar: render path, device, frame size and format, the frame's APL,
 what signal reaches the screen (SDR, or PQ/HLG and whether the surface is tagged HDR), fps,
-pacing and the rounding notice, as permanent labels; transient notices use ``showMessage``."""
+pacing and, when the frame's depth is not the surface's, the rule its codes are scaled by
+(``10-bit frame on an 8-bit surface: codes scaled by round(v*255/1023)``), as permanent
+labels; transient notices use ``showMessage``."""
 
 from __future__ import annotations
 
 import statistics
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar
 
 from app.qapp import surface_signal
+from core.engine.formats import FORMAT_BITS
+from core.levels import depth_note
 from core.timing import TIMER
 
 if TYPE_CHECKING:
@@ -20,17 +24,31 @@ if TYPE_CHECKING:
 
 class ElidedLabel(QLabel):
     """A label that shrinks with the window, eliding its text, so a long notice can never widen
-    the window past the screen; the whole text is its tooltip and what :meth:`text` returns."""
+    the window past the screen; the whole text is its tooltip and what :meth:`text` returns.
+    Where there is room it asks for the whole text's width (an ``Ignored`` width was given none
+    beside the other permanent labels, and the notice never showed)."""
+
+    MIN_WIDTH = 60      # what it may shrink to: a few characters and the ellipsis
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self._full = ""
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
 
     def setText(self, text: str) -> None:  # noqa: N802 - Qt override
         self._full = text
         self.setToolTip(text)
         self._elide()
+        self.updateGeometry()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        hint = super().sizeHint()
+        m = self.contentsMargins()
+        width = self.fontMetrics().horizontalAdvance(self._full) + m.left() + m.right() + 2
+        return QSize(width if self._full else 0, hint.height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        return QSize(min(self.MIN_WIDTH, self.sizeHint().width()), super().minimumSizeHint().height())
 
     def text(self) -> str:
         return self._full
@@ -81,7 +99,8 @@ class StatusBar(QStatusBar):
         else:
             self.st_pacing.setText("vsync-locked")
         self.st_pacing.setToolTip(lp.monitor.reason)
-        self.st_notice.setText(lp.rounding_note)
+        # the frame's codes at the surface's depth, by the one rule: named whenever they change
+        self.st_notice.setText(depth_note(s.bit_depth, FORMAT_BITS.get(lp.fmt, s.bit_depth), s.limited))
         self.show_signal(s.transfer if s.transfer != "sdr" else self.session_transfer, lp.presenter)
 
     def show_signal(self, transfer: str, window) -> None:
