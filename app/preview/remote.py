@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Qt, Signal
 
+from core.engine.formats import FORMAT_BITS
 from core.patterns import make_spec
 from core.remote import (
     Acknowledgement,
@@ -279,7 +280,10 @@ class RemoteLink(QObject):
         note = p.note
         if late:   # its client was told it was not presented (the timeout): say so here too
             note = "; ".join(x for x in (note, f"shown after its client was told no ({p.ack.failed})") if x)
-        record = shown_record(p.patch, index, present_s, note, p.spec.pattern)
+        # the codes on screen: the frame's, carried to the surface's depth by the engine's rule
+        surface = (p.spec.bit_depth, p.spec.limited, FORMAT_BITS.get(self.loop.fmt, p.spec.bit_depth))
+        record = shown_record(p.patch, index, present_s, note, p.spec.pattern, surface=surface)
+        record["acknowledged"] = not late      # its client got the success reply
         self.on_screen = record
         self.shown_count += 1
         if record["latency_ms"] is not None:

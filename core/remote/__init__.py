@@ -37,6 +37,7 @@ from core.remote.patch import (
     clip_rect,
     convert_codes,
     patch_rect_px,
+    surface_codes,
     to_spec_params,
     window_rect,
 )
@@ -77,6 +78,7 @@ __all__ = [
     "pgenerator",
     "resolve",
     "shown_record",
+    "surface_codes",
     "to_spec_params",
     "upgci",
     "window_rect",

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.atomic import is_stream, require_writable, write_target
+from core.remote.patch import surface_codes
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 
@@ -220,13 +221,22 @@ class RemoteLog:
 
 
 def shown_record(patch, frame: int | None, present_s: float | None, note: str | None = None,
-                 pattern: str | None = None) -> dict:
+                 pattern: str | None = None, surface: tuple[int, bool, int] | None = None) -> dict:
     """The log record of a patch that reached the screen (``frame`` and ``present_s``: the
-    first frame that showed it), on the clock of ``patch.received_s``."""
+    first frame that showed it), on the clock of ``patch.received_s``.
+
+    ``surface``: ``(frame bit depth, frame limited, surface bits)``; the record's ``shown`` then
+    holds the codes the surface shows (:func:`core.remote.patch.surface_codes`) and, when the
+    surface's depth is not the frame's, ``note`` says how they were scaled and by which rule."""
     latency = None if present_s is None else (present_s - patch.received_s) * 1000.0
+    shown = None
+    if surface is not None:
+        shown, change = surface_codes(patch, *surface)
+        note = "; ".join(x for x in (note, change) if x) or None
     return {"kind": "shown", "source": patch.source, "message": patch.describe(),
             "received_s": patch.received_s, "frame": frame, "present_s": present_s,
-            "latency_ms": latency, "pattern": pattern, "note": note, "patch": patch.as_dict()}
+            "latency_ms": latency, "pattern": pattern, "note": note, "shown": shown,
+            "patch": patch.as_dict()}
 
 
 def not_shown_record(patch, why: str) -> dict:

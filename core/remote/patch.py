@@ -7,7 +7,9 @@ registry pattern for a surface of a given depth:
 
 * colours at the surface's depth land unchanged; at another depth they are carried with
   :func:`core.levels.rescale_code`, by shift when the patch is in video levels (64 at 10 bits is
-  16 at 8), by proportion otherwise (514 at 10 bits is 128 at 8), and the note says so;
+  16 at 8), by proportion otherwise (514 at 10 bits is 128 at 8), and the note names the rule;
+  :func:`surface_codes` says what a surface of another depth than the frame's shows, by the
+  same rule the engine converts with;
 * the rectangle becomes the ``window`` pattern's rectangle form (``geometry`` fraction: the
   patch's x, y, w, h over a fixed background), which rounds to pixels exactly as
   :func:`patch_rect_px` does, so every rectangle (DisplayCAL's square patches included) covers
@@ -22,7 +24,7 @@ import numbers
 import re
 from dataclasses import dataclass
 
-from core.levels import Levels, parse_number, rescale_code
+from core.levels import Levels, depth_rule, parse_number, rescale_code
 from core.patterns import rect_geometry
 
 SOURCES = ("resolve", "argyll-web", "pgenerator", "upgci")
@@ -182,6 +184,25 @@ def _codes(values) -> str:
     return ",".join(map(str, values))
 
 
+def surface_codes(patch: RemotePatch, bit_depth: int, limited: bool,
+                  surface_bits: int) -> tuple[dict, str | None]:
+    """What a surface of ``surface_bits`` shows of ``patch`` drawn in a ``bit_depth`` frame of
+    ``limited`` range: ``{"bits", "color", "background"}``, the frame's codes carried to the
+    surface by the engine's rule (:func:`core.levels.rescale_code`), and a note naming that rule
+    when the depths differ (None when they do not): ``10-bit frame 514,514,514 shown as
+    128,128,128 on the 8-bit surface (round(v*255/1023))``."""
+    color = convert_codes(patch.color, patch.bits, patch.video_levels, bit_depth)
+    background = convert_codes(patch.background, patch.bits, patch.video_levels, bit_depth)
+    old, new = Levels(bit_depth, limited), Levels(surface_bits, limited)
+    on_screen = tuple(rescale_code(c, old, new) for c in color)
+    shown = {"bits": surface_bits, "color": list(on_screen),
+             "background": [rescale_code(c, old, new) for c in background]}
+    if bit_depth == surface_bits:
+        return shown, None
+    return shown, (f"{bit_depth}-bit frame {_codes(color)} shown as {_codes(on_screen)} on the "
+                   f"{surface_bits}-bit surface ({depth_rule(old, new)})")
+
+
 def _lossless(code: int, bits: int, bit_depth: int, video_levels: bool) -> bool:
     """Whether ``code`` is carried to ``bit_depth`` without rounding (always so going up)."""
     if bit_depth >= bits:
@@ -213,7 +234,8 @@ def to_spec_params(patch: RemotePatch, bit_depth: int, limited: bool,
     if patch.bits != bit_depth:
         exact = all(_lossless(c, patch.bits, bit_depth, patch.video_levels)
                     for c in patch.color + patch.background)
-        rule = "by shift (video levels)" if patch.video_levels else "by proportion of full scale"
+        rule = depth_rule(Levels(patch.bits, patch.video_levels and patch.bits >= 8),
+                          Levels(bit_depth, patch.video_levels and bit_depth >= 8))
         bg = "" if patch.full_screen else \
             f", background {_codes(patch.background)} as {_codes(background)}"
         notes.append(f"{patch.bits}-bit colour {_codes(patch.color)} shown as {bit_depth}-bit "

@@ -117,4 +117,6 @@ def test_serve_acknowledges_shown_patches_logs_them_and_ends_on_sigterm(tmp_path
     for r in shown:
         assert isinstance(r["frame"], int) and r["present_s"] >= r["received_s"]
         assert r["latency_ms"] == pytest.approx((r["present_s"] - r["received_s"]) * 1000)
-        assert r["pattern"] == "window" and r["note"] is None       # 10 bits on a 10-bit frame
+        # 10 bits on a 10-bit frame, then the 8-bit offscreen surface, by the one rule
+        assert r["pattern"] == "window" and r["note"].endswith(
+            "on the 8-bit surface (round(v*255/1023))") and r["shown"]["bits"] == 8
