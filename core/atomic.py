@@ -95,7 +95,7 @@ def is_stream(path) -> bool:
 
 def _stream_write(text: str, chunks: Iterable[bytes]) -> None:
     fd = _named_fd(text)
-    py = {1: sys.stdout, 2: sys.stderr}.get(fd)
+    py = {1: sys.stdout, 2: sys.stderr}.get(fd) if fd is not None else None
     if py is not None:
         # the Python stream, so that redirection inside the process is honoured and the bytes
         # stay in order with what was printed before them

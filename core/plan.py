@@ -229,7 +229,7 @@ class Apl(NamedTuple):
     percent: float
     channel_means: tuple[float, ...]
     total: int
-    count: int
+    count: int   # type: ignore[assignment]  # a field named count shadows tuple.count; callers read it by name
 
 
 def plan_apl(plan: Rows, levels: Levels | int) -> Apl:

@@ -33,6 +33,7 @@ library's zlib where it is missing (:data:`INFLATER` says which).
 from __future__ import annotations
 
 import mmap
+import types
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ import numpy as np
 
 from core.imageio import decode_image, png_sbit
 
+_inflating: types.ModuleType
 try:
     from zlib_ng import zlib_ng as _inflating
 except ImportError:   # an optional accelerator: the standard library's zlib inflates the same
@@ -178,6 +180,7 @@ def _parse(mv: memoryview) -> _Png | None:
                     return None
                 stage = "after"
         pos = end
+    assert header is not None   # stage "end" is reached only after the IHDR chunk was read
     width, height = int.from_bytes(header[:4], "big"), int.from_bytes(header[4:8], "big")
     depth, colour, method, filtering, interlace = header[8:13]
     if not (0 < width <= _MAX_SIDE and 0 < height <= _MAX_SIDE) or width * height > _MAX_PIXELS \
@@ -208,6 +211,7 @@ def _inflate(idat: tuple[memoryview, ...], wbits: int, total: int, step: int) ->
     d = _inflating.decompressobj(wbits)
     parts: list[bytes] = []
     got = have = 0
+    data: memoryview | bytes   # a chunk's data, then what zlib left of it
     for data in _after_header(idat):
         while len(data) and got < total and not d.eof:
             out = d.decompress(data, min(step, total - got) - have)

@@ -47,7 +47,7 @@ class ReadAhead(Generic[T, R], Iterator[R]):
             raise ValueError(f"ahead: expected a whole number >= 1, got {ahead!r}")
         self._items, self._read = iter(items), read
         self._pending: deque[Future] = deque()
-        self._pool = None
+        self._pool: ThreadPoolExecutor | None = None
         self._closed = False
         if threads > 1:
             self.ahead = ahead or 2 * threads
@@ -61,7 +61,7 @@ class ReadAhead(Generic[T, R], Iterator[R]):
             pass
 
     def _submit(self) -> bool:
-        if self._closed:
+        if self._closed or self._pool is None:   # only a pooled reader submits
             return False
         for item in self._items:
             try:

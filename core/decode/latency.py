@@ -151,6 +151,7 @@ def join(present: PresentLog, captures: CaptureLog, *, ahead: int = AHEAD) -> Jo
     unmatched = np.zeros(len(samples), bool)
     if n == 0:
         return Join(p, samples, first_k, first_t, last_k, band_t, unmatched, modulus)
+    v: int | None   # a decoded index, or None where a band could not be read
     for k, s in enumerate(samples):
         if s.status not in DECODED:
             continue
@@ -228,7 +229,7 @@ def latency_report(present: PresentLog, captures: CaptureLog, *,
         # testcard's own presents called for (a late present of testcard's is not a repeat)
         held = jn.first_t[b] - jn.first_t[a]
         extra = held - max((p.idx[b] - p.idx[a]) * period, p.t[b] - p.t[a]) if period else 0.0
-        if threshold is not None and extra > threshold:
+        if threshold is not None and period is not None and extra > threshold:
             n_extra = max(1, round(extra / period))
             repeats += n_extra
             events.append({"kind": "repeat", "index": int(p.idx[a]), "extra": n_extra,

@@ -109,7 +109,8 @@ def place_capture(present: PresentLog, capture_t_s, offset_s: float | None = Non
                              f"({_span(placed)}) do not overlap the present log's ({p_span})")
         return placed, ClockCorrection("offset", float(offset_s), None,
                                        "--capture-offset-s, as given (the uncertainty is the user's)")
-    options = [(_overlap(present, t), "monotonic", t, None)]
+    options: list[tuple[float, str, np.ndarray, tuple[np.ndarray, int] | None]] = [
+        (_overlap(present, t), "monotonic", t, None)]
     if present.clock_pairs:
         mapped, unc, steps = wall_to_present(present, t)
         options.append((_overlap(present, mapped), "realtime", mapped, (unc, steps)))
@@ -122,6 +123,7 @@ def place_capture(present: PresentLog, capture_t_s, offset_s: float | None = Non
         if len(fits) > 1:
             why += "; they would fit the wall clock too (the two clocks are close): read as monotonic"
         return placed, ClockCorrection("monotonic", 0.0, 0.0, why)
+    assert extra is not None   # only the monotonic reading carries none, and it returned above
     unc, steps = extra
     shift = placed - t
     return placed, ClockCorrection(

@@ -271,6 +271,7 @@ def _accept(img, bands: list[PanelBand], expect, how: str) -> Location | None:
     good = [r for r in reads if r.index is not None]
     if not good:
         return None
+    assert good[0].bits is not None   # a band read with an index carries its header's bits
     return Location(w, h, bands, good[0].bits, bool(good[0].gray), how)
 
 

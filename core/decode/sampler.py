@@ -78,18 +78,19 @@ class RobustSampler:
         if any(b.cells != m for b in self.bands):
             raise ValueError("bands of one panel must have the same number of cells")
         self.cells = m
-        ys, xs = [], []
+        y_rows: list[np.ndarray] = []
+        x_rows: list[np.ndarray] = []
         for b in self.bands:
             cx = b.x0 + (np.arange(m) + 0.5) * b.pitch
             for yc in (b.y_top, b.y_data, b.y_bottom):
                 for dy in SAMPLE_DY:
                     for dx in SAMPLE_DX:
-                        xs.append(cx + dx * b.pitch)
-                        ys.append(np.full(m, yc + dy * b.row_h))
+                        x_rows.append(cx + dx * b.pitch)
+                        y_rows.append(np.full(m, yc + dy * b.row_h))
         nb = len(self.bands)
         # (band, row, sample, cell) -> (sample, band, row, cell)
-        xs = np.asarray(xs).reshape(nb, 3, 9, m).transpose(2, 0, 1, 3)
-        ys = np.asarray(ys).reshape(nb, 3, 9, m).transpose(2, 0, 1, 3)
+        xs = np.asarray(x_rows).reshape(nb, 3, 9, m).transpose(2, 0, 1, 3)
+        ys = np.asarray(y_rows).reshape(nb, 3, 9, m).transpose(2, 0, 1, 3)
         self.xs = np.clip(np.floor(xs), 0, width - 1).astype(np.intp).ravel()
         self.ys = np.clip(np.floor(ys), 0, height - 1).astype(np.intp).ravel()
         self._flat: dict[tuple, np.ndarray] = {}
@@ -165,6 +166,7 @@ def _check_word(word: int, n: int) -> tuple[int | None, int, bool, str]:
     bits = n - HEADER_BITS - CHECK_BITS
     header = word >> (bits + CHECK_BITS)
     version, hbits, gray = parse_header(header)
+    res: tuple[int | None, int, bool, str]
     if version != ROBUST_VERSION or hbits != bits:
         res = (None, bits, gray, "header does not match the band")
     else:

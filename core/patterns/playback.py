@@ -236,6 +236,7 @@ class Playback:
         return max(0.0, dwell - self._elapsed(now))
 
     def _elapsed(self, now: float) -> float:
+        assert self._shown_at is not None   # both callers return early while nothing is shown
         end = self._paused_since if self._paused_since is not None else now
         return end - self._shown_at - self._paused_total
 

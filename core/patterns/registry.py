@@ -39,7 +39,7 @@ def _float(p: Param, value, levels: Levels) -> float:
 
 def _choice(p: Param, value, levels: Levels) -> str:
     text = value.strip() if isinstance(value, str) else None
-    if text not in p.choices:
+    if text is None or text not in p.choices:
         raise ValueError(f"{p.name}: {shown(value)} is not one of {', '.join(map(str, p.choices))}")
     return text
 

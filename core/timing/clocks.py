@@ -48,6 +48,8 @@ def take_clock_pair(realtime: Callable[[], float] = time.time,
         # a wall clock set backwards between t1 and t2 gives a negative width: never the best
         if best_w is None or (w >= 0.0 and (best_w < 0.0 or w < best_w)):
             best_w, best_t1, best_t2, best_m = w, t1, t2, m
+    # the loop ran at least once, so every best_* holds a reading
+    assert best_w is not None and best_t1 is not None and best_t2 is not None and best_m is not None
     mid = (best_t1 + best_t2) / 2.0
     # a float of today's wall clock resolves about 0.24 us: two reads that close can be equal
     # floats, so the bound adds the float's own step (each read and the midpoint round by half)

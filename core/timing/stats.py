@@ -10,6 +10,7 @@ Warm-up and compile frames are excluded from everything and counted apart.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -71,7 +72,7 @@ def measured_period(intervals_ms, window: int = 30, settle_sd_ms: float = 1.0) -
 
 
 def frame_stats(present_s, period_ms: float, render_ms=None, transfer_ms=None,
-                warmup: int = 0, window: int = 30, settle_sd_ms: float = 1.0) -> dict:
+                warmup: int | np.ndarray = 0, window: int = 30, settle_sd_ms: float = 1.0) -> dict:
     """Statistics of a run of presented frames.
 
     ``present_s``: one present timestamp per frame (seconds, any origin);
@@ -98,7 +99,7 @@ def frame_stats(present_s, period_ms: float, render_ms=None, transfer_ms=None,
         raise ValueError("present timestamps must not go backwards")
     late = late_mask(iv, period)
     render = _counted(render_ms, warmup)
-    out = {
+    out: dict[str, Any] = {
         "frames": int(t.size),
         "warmup": warmup,
         "period_ms": period,
@@ -129,7 +130,7 @@ def _masked_stats(present_s, period_ms, render_ms, transfer_ms, mask, window, se
     if iv_all.size and np.any(iv_all < 0):
         raise ValueError("present timestamps must not go backwards")
     iv = iv_all[keep[1:] & keep[:-1]] if t.size > 1 else iv_all
-    out = {
+    out: dict[str, Any] = {
         "frames": int(keep.sum()),
         "warmup": int(warm.sum()),
         "period_ms": period,

@@ -335,7 +335,9 @@ class Timeline:
         if r0 > 0 and r0 - 1 >= self._total - self._valid:
             before = float(self._f["present_s"][(r0 - 1) % self._store])
         rows, pairs = self._pairs_in(r0, r1)
-        return TimelineSnapshot(
+        # FLOAT_COLUMNS are the fields between index and warmup, in order; mypy cannot count a
+        # starred generator, so it sees too many arguments
+        return TimelineSnapshot(  # type: ignore[call-arg, misc]
             take(self._index), *(take(self._f[c]) for c in FLOAT_COLUMNS), take(self._warmup),
             take(self._paused), [names[c] for c in self._take(self._path_codes, r0, r1).tolist()],
             errors, first_frame=r0, before_s=before,

@@ -69,7 +69,9 @@ class RunningTotals:
         self.period_ms = check_period(period_ms)
 
     def clear(self) -> None:
-        self.__init__(self.period_ms)
+        # every field back to its default; RunningTotals is never subclassed, so this
+        # __init__ is the dataclass's own
+        self.__init__(self.period_ms)  # type: ignore[misc]
 
     def copy(self) -> RunningTotals:
         out = RunningTotals(self.period_ms)
@@ -146,7 +148,7 @@ class RunningTotals:
         def known(v):
             return None if math.isinf(v) else v
 
-        span = (self.last_s - self.first_s) if self.first_s is not None else None
+        span = (self.last_s - self.first_s) if self.first_s is not None and self.last_s is not None else None
         return {"frames": self.frames, "warmup": self.warmup, "intervals": self.intervals,
                 "late": self.late, "missed_vsyncs": self.missed_vsyncs,
                 "interval_min_ms": known(self.interval_min_ms),

@@ -19,6 +19,7 @@ after a day.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -84,7 +85,7 @@ def coverage_texts(view: dict) -> dict[str, str]:
             "recent": f"last {span_text(view['history_s'])}"}
 
 
-def timeline_columns(timeline) -> tuple:
+def timeline_columns(timeline) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, RunningTotals]:
     """What :func:`timing_view` needs from a timeline, in its argument order: copies of the
     present times, render and transfer costs and warm-up flags of the rows held, and of the
     running totals; a worker thread may read them while the loop appends."""
@@ -111,7 +112,7 @@ def timing_view(present, render, transfer, warmup, totals, period_ms: float, win
                         "transfer, warmup, totals, period_ms, window_s)")
     period = check_period(period_ms)
     present = np.asarray(present, dtype=np.float64).ravel()
-    view = {"period_ms": period, "stats": None, "since_start": None, "edges": None,
+    view: dict[str, Any] = {"period_ms": period, "stats": None, "since_start": None, "edges": None,
             "samples": int(present.size), "history_s": 0.0, "window_s": float(window_s)}
     if present.size == 0:
         return view
