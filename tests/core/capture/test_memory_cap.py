@@ -40,11 +40,18 @@ def huge(tmp_path_factory):
     return flat_png(tmp_path_factory.mktemp("huge") / "huge.png", 16384, 8192)
 
 
+# the probe's own peak: VmHWM is this process's (ru_maxrss would carry over the forking test
+# process's size through exec)
 PROBE = """
-import json, resource, sys
+import json, re, resource, sys
 from app.cli import main
 rc = main(["decode", sys.argv[1], "--json"])
-print(json.dumps({"rc": rc, "peak_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+try:
+    with open("/proc/self/status") as fh:
+        peak = int(re.search(r"VmHWM:\\s+(\\d+) kB", fh.read()).group(1))
+except OSError:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"rc": rc, "peak_kib": peak}))
 """
 
 
