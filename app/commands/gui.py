@@ -15,7 +15,7 @@ import argparse
 import copy
 from dataclasses import dataclass
 
-from app.commands.common import add_transfer_arguments, parse_sets
+from app.commands.common import add_metrics_option, add_transfer_arguments, metrics_address, parse_sets
 from app.settings import Settings
 
 PLACEHOLDER_SIZE = (1920, 1080)   # to check a frame whose size is the screen's, before Qt knows it
@@ -60,6 +60,7 @@ def add_start_options(p) -> None:
     p.add_argument("--screen", metavar="INDEX|NAME",
                    help="the output screen: its index (0, 1, ... as the Output menu lists them) or "
                         "its name when no other screen shares it")
+    add_metrics_option(p)
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,21 @@ class GuiStart:
     fullscreen: bool = False
     frames: int = 0
     transfer: str = "sdr"          # what the output surface asks to be tagged (pq, hlg: BT.2100)
+    metrics: tuple[str, int] | None = None   # --metrics: where to serve them
+
+    def frame_format(self, size: tuple[int, int]):
+        """The output's :class:`~core.patterns.FrameFormat` at ``size`` (the settings' depth,
+        range and overlay, the typed transfer)."""
+        from core.patterns import FrameFormat
+
+        s = self.settings
+        return FrameFormat(int(size[0]), int(size[1]), s.bit_depth, s.limited,
+                           s.counter_bits if s.counter else None, self.transfer)
+
+    @property
+    def auto_depth(self) -> bool:
+        """The depth follows the output surface's (no depth typed, none chosen in the window)."""
+        return not self.settings.bit_depth_chosen
 
 
 def plan_start(args, settings: Settings, presets=None) -> GuiStart:
@@ -130,7 +146,7 @@ def plan_start(args, settings: Settings, presets=None) -> GuiStart:
     if args.banner is not None:
         s.output_banner = args.banner
     return GuiStart(s, preset.name if preset else None, bool(args.play), args.screen, bool(args.fullscreen),
-                    args.frames, args.transfer or "sdr")
+                    args.frames, args.transfer or "sdr", metrics_address(args))
 
 
 def run(args) -> int:

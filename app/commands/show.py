@@ -51,22 +51,19 @@ def run(args) -> int:
 def frame_specs(start: GuiStart, size: tuple[int, int], presets=None):
     """``(spec, preset, entry specs)`` at ``size``: the pattern's spec, or the preset's entries
     (``ValueError``, one sentence, for one that does not fit this output)."""
-    from core.patterns import get_preset, load_presets, make_spec
+    from core.patterns import get_preset, load_presets
 
     s = start.settings
-    w, h = size
-    counter = s.counter_bits if s.counter else None
+    fmt = start.frame_format(size)
     if start.preset is not None:
         if presets is None:
             from core.paths import presets_dir
 
             presets, _problems = load_presets([presets_dir()])
         preset = get_preset(start.preset, presets)
-        specs = preset.specs(w, h, bit_depth=s.bit_depth, limited=s.limited, counter_bits=counter)
+        specs = fmt.preset_specs(preset)
         return specs[0], preset, specs
-    overlay = counter if s.pattern != "counter" else None
-    spec = make_spec(s.pattern, s.params.get(s.pattern, {}), width=w, height=h, bit_depth=s.bit_depth,
-                     limited=s.limited, counter_bits=overlay, transfer=start.transfer)
+    spec = fmt.spec(s.pattern, s.params.get(s.pattern, {}))
     return spec, None, [spec]
 
 
@@ -74,10 +71,12 @@ def run_show(start: GuiStart, *, timeline: str | None = None, argv=None) -> int:
     """Open the output and run until Esc, SIGTERM, SIGINT or ``start.frames``; exit status 0.
 
     Prints one line when the output opens (what, where, how to end it) and, with
-    ``timeline``, one when the record is in place."""
+    ``timeline``, one when the record is in place.  With the depth on "auto" (none typed, none
+    chosen in the app), the frames follow the depth the output surface was granted."""
     from app.qapp import ensure_qapplication
 
     app = ensure_qapplication(argv, transfer=start.transfer)
+    from app.commands.common import open_metrics
     from app.preview import ScreenIdentity
     from app.window import Kiosk, run_until_quit
     from app.window.kiosk import output_target, say
@@ -86,23 +85,31 @@ def run_show(start: GuiStart, *, timeline: str | None = None, argv=None) -> int:
     remembered = ScreenIdentity.from_settings(s.output_screen_id, s.output_screen)
     identity, record = output_target(start.screen, remembered)
     size = tuple(s.size) if s.size else record.native_size
-    spec, preset, entry_specs = frame_specs(start, size)
-    kiosk = Kiosk(spec, wanted=identity, banner=s.output_banner, frame_limit=start.frames)
+    spec, preset, _entry_specs = frame_specs(start, size)
+    kiosk = Kiosk(spec, wanted=identity, banner=s.output_banner, frame_limit=start.frames,
+                  frame_format=start.frame_format(size), auto_depth=start.auto_depth)
     kiosk.note.connect(say)
     for note in kiosk.decision_notes:
         say(note)
     if preset is not None:
-        kiosk.show_preset(preset, entry_specs, play=start.play)
+        kiosk.show_preset(preset, play=start.play)
     if timeline:
         kiosk.loop.timeline.record_to(timeline)
+    _live, metrics = open_metrics(start.metrics, kiosk.loop, presenter=kiosk.presenter_kind, parent=kiosk)
     what = f"preset {preset.name}" + (" (playing)" if start.play else "") if preset else spec.pattern
+    keys = "PgDown/PgUp step, Space pauses, I says what is on screen; " if preset else ""
 
     def opened() -> None:
-        print(f"testcard show: {what} at {size[0]}x{size[1]}, {spec.bit_depth}-bit, on screen "
+        depth = f"{spec.bit_depth}-bit" + (" (auto: follows the surface)" if start.auto_depth else "")
+        print(f"testcard show: {what} at {size[0]}x{size[1]}, {depth}, on screen "
               f"{record.title}; render path {kiosk.loop.path} ({kiosk.loop.path_source}); "
-              "Esc, SIGTERM or SIGINT ends it", flush=True)
+              f"{keys}Esc, SIGTERM or SIGINT ends it", flush=True)
 
-    why = run_until_quit(app, kiosk, opened)
+    try:
+        why = run_until_quit(app, kiosk, opened)
+    finally:
+        if metrics is not None:
+            metrics.close()
     result = kiosk.timeline_result
     if result is not None:
         say(result.error or f"recorded {result.rows} frames to {result.path}")

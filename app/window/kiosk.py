@@ -1,156 +1,108 @@
 """Kiosk mode: the fullscreen output alone, no control window (``testcard show`` and ``serve``).
 
-:class:`Kiosk` is the output half of the main window: a :class:`~app.preview.FrameLoop` on
-the render path the decision cache chooses (the same ``choose_path_for`` the GUI's loop asks),
-an :class:`~app.preview.OutputController` that puts the output fullscreen on the chosen
-screen with the cursor hidden and follows screens as they go and come back, and a
-:class:`~app.window.playback.PresetPlayer` for ``--preset NAME --play``.  Esc, F11 or Ctrl+Q in
-the output ends it, and so does the window system closing the output; :func:`quit_on_signals`
-makes SIGTERM and SIGINT end it too, within a second, through the event loop (a socket pair the
-C-level handler writes to, read by a ``QSocketNotifier``), so everything closes as it does on
-Esc: the loop, the output, a timeline record put in place.
+:class:`Kiosk` is an :class:`~app.preview.session.OutputSession` (the main window composes the
+same one) and its keys: the frame loop on the decision cache's path, the output fullscreen on
+the chosen screen with the cursor hidden (following screens as they go and come back), the
+preset player, the surface's depth followed on "auto".  In the output:
+
+- Esc, F11 or Ctrl+Q end it, and so does the window system closing the output;
+- PgDown / PgUp step a preset (while playing, they move the playback), Space pauses (the
+  playback, else the frames), I prints what is on screen;
+
+and :func:`quit_on_signals` makes SIGTERM and SIGINT end it, SIGUSR1 and SIGUSR2 step to the
+next and previous entry (a headless box is steered without a keyboard), all within a second,
+through the event loop (a socket pair the C-level handler writes to, read by a
+``QSocketNotifier``), so everything closes as it does on Esc: the loop, the output, a timeline
+record put in place.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import signal
 import socket
 import sys
 
-from PySide6.QtCore import QEvent, QObject, QSocketNotifier, Qt, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtCore import QEvent, QSocketNotifier, Qt, Signal
 
-from app.preview import (
-    FrameLoop,
-    GLPresenter,
-    OutputController,
-    RasterPresenter,
-    ScreenIdentity,
-    gl_problem,
-)
-from app.window.playback import PresetPlayer
-from core.decisions import DecisionCache
+from app.preview import ScreenIdentity
+from app.preview.session import OutputSession
 
 QUIT_KEYS = {Qt.Key.Key_Escape, Qt.Key.Key_F11}
+STEP_KEYS = {Qt.Key.Key_PageDown: 1, Qt.Key.Key_PageUp: -1}
+STEP_SIGNALS = {"SIGUSR1": 1, "SIGUSR2": -1}
 
 
-class Kiosk(QObject):
+class Kiosk(OutputSession):
     """The output window alone, showing ``spec`` on the screen ``wanted`` identifies (None:
     the primary).  ``frame_limit``: quit after that many presented frames (0: until asked)."""
 
     quit_requested = Signal(str)     # why: "Esc", "SIGTERM", "frame limit", "window closed"
-    note = Signal(str)               # a sentence for the operator (stderr)
 
     def __init__(self, spec, *, wanted: ScreenIdentity | None = None, banner: bool = True,
-                 frame_limit: int = 0, presenter_kind: str | None = None, parent=None):
-        super().__init__(parent)
-        kind = presenter_kind or os.environ.get("TESTCARD_PRESENTER") or None
-        why = gl_problem() if kind in (None, "opengl") else f"presenter {kind!r} requested"
-        self.presenter_kind = "opengl" if why is None else "raster"
+                 frame_limit: int = 0, presenter_kind: str | None = None, frame_format=None,
+                 auto_depth: bool = False, parent=None):
+        super().__init__(spec, frame_format=frame_format, frame_limit=frame_limit,
+                         presenter=presenter_kind, banner=banner, auto_depth=auto_depth, parent=parent)
         self.wanted = wanted
-        # read the decision cache now, before any frame (the GUI reads it on a worker; here
-        # nothing is on screen yet), then serve lookups from memory
-        self.decisions = DecisionCache()
-        self.decisions.refresh()
-        self.decisions.hold()
-        self.loop = FrameLoop(spec, frame_limit=frame_limit, parent=self)
-        self.loop.render_failed.connect(lambda m: self.note.emit(f"render error: {m}"))
         self.loop.finished.connect(lambda: self.quit_requested.emit("frame limit"))
-        self.output = OutputController(self._make_presenter, self)
-        self.output.banner_enabled = bool(banner)
-        self.output.opened.connect(self._on_opened)
-        self.output.closed.connect(self._on_output_closed)
-        self.output.note.connect(self.note.emit)
-        self.player = PresetPlayer(self._show_entry, self.loop, self)
-        self.player.entry_refused.connect(self.note.emit)
+        self.output_lost.connect(lambda: self.quit_requested.emit("window closed"))
+        self.key_pressed.connect(self._on_key)
         self.player.state_changed.connect(self._on_play_state)
-        self.preset = None
         self.timeline_result = None      # how a --timeline record ended, once closed
-        self._closed = False
 
     @property
     def decision_notes(self) -> list[str]:
         """What is wrong with the decision cache, if anything (say each once at start)."""
         return list(self.decisions.notes)
 
-    # ------------------------------------------------------------ running
-    def start(self) -> None:
+    def start(self, wanted: ScreenIdentity | None = None, *, fullscreen: bool = True) -> None:
         """Open the output fullscreen and start presenting."""
-        self.output.open(self.wanted)
-        self.loop.start()
+        super().start(wanted if wanted is not None else self.wanted, fullscreen=fullscreen)
 
-    def close(self) -> None:
-        """Stop presenting and close the output (safe to call twice)."""
-        if self._closed:
-            return
-        self._closed = True
-        self.player.stop()
-        self.timeline_result = self.loop.timeline.stop_recording()   # a record put in place
-        self.loop.close()
-        self.output.close()
-        self.decisions.release()
+    def close(self):
+        result = super().close()
+        if result is not None:
+            self.timeline_result = result
+        return result
 
-    def show_spec(self, spec) -> bool:
-        """Show ``spec`` from the next frame; False (and a note) when the loop refuses it."""
-        try:
-            self.loop.set_spec(spec)
-        except ValueError as exc:
-            self.note.emit(str(exc))
+    show_spec = OutputSession.show
+
+    def on_signal(self, name: str) -> bool:
+        """SIGUSR1 / SIGUSR2: the next / previous preset entry; False for any other signal."""
+        delta = STEP_SIGNALS.get(name)
+        if delta is None:
             return False
+        if not self.step_preset(delta):
+            self.note.emit(f"{name}: no preset to step (give --preset NAME)")
         return True
-
-    def show_preset(self, preset, entry_specs, play: bool = False) -> bool:
-        """Show ``preset``: its first entry, or (``play``) each for its dwell.  ``entry_specs``
-        are its entries' specs for this output, checked already."""
-        self.preset, self._entry_specs = preset, list(entry_specs)
-        if play:
-            self.player.play(preset)
-            return True
-        return self.show_spec(self._entry_specs[0])
-
-    def _show_entry(self, preset, position: int) -> bool:
-        return self.show_spec(self._entry_specs[position])
 
     def _on_play_state(self, state: str) -> None:
         if state == "finished":
             self.note.emit(f"played preset {self.preset.name}: the last entry stays on screen")
-
-    # ------------------------------------------------------------ the output window
-    def _make_presenter(self):
-        return GLPresenter() if self.presenter_kind == "opengl" else RasterPresenter()
-
-    def _on_opened(self, presenter) -> None:
-        presenter.key_pressed.connect(self._on_key)
-        self.loop.attach(presenter, _refresh_of(presenter))
-
-    def _on_output_closed(self) -> None:
-        if not self._closed:           # the window system closed it (not close() here)
-            self.quit_requested.emit("window closed")
 
     def _on_key(self, event) -> None:
         key = event.key()
         ctrl_q = key == Qt.Key.Key_Q and event.modifiers() & Qt.KeyboardModifier.ControlModifier
         if key in QUIT_KEYS or ctrl_q:
             self.quit_requested.emit("Esc" if key == Qt.Key.Key_Escape else "key")
-
-
-def _refresh_of(presenter) -> float:
-    screen = presenter.screen() if isinstance(presenter, GLPresenter) else None
-    if screen is None:
-        handle = presenter.windowHandle() if hasattr(presenter, "windowHandle") else None
-        screen = handle.screen() if handle is not None else None
-    screen = screen or QGuiApplication.primaryScreen()
-    return float(screen.refreshRate() or 60.0)
+        elif key in STEP_KEYS:
+            if not self.step_preset(STEP_KEYS[key]):
+                self.note.emit("PgDown/PgUp step a preset: give --preset NAME")
+        elif key == Qt.Key.Key_Space:
+            self.note.emit("paused" if self.toggle_pause() else "running")
+        elif key == Qt.Key.Key_I:
+            print(f"testcard show: {self.describe()}", flush=True)
 
 
 @contextlib.contextmanager
-def quit_on_signals(on_signal, signals=(signal.SIGTERM, signal.SIGINT)):
+def quit_on_signals(on_signal, signals=(signal.SIGTERM, signal.SIGINT), *, other=None):
     """While in the block, SIGTERM and SIGINT call ``on_signal(name)`` on the GUI thread
     (from the event loop, within a few milliseconds of the signal), instead of killing the
     process or raising KeyboardInterrupt somewhere in Qt.  The previous handlers come back
-    after the block.  Only from the main thread; elsewhere it does nothing."""
+    after the block.  ``other``: ``{signal: callback(name)}`` for signals that do not quit
+    (SIGUSR1 and SIGUSR2 step a kiosk's preset).  Only from the main thread; elsewhere it does
+    nothing."""
     import threading
 
     if threading.current_thread() is not threading.main_thread():
@@ -159,8 +111,10 @@ def quit_on_signals(on_signal, signals=(signal.SIGTERM, signal.SIGINT)):
     rsock, wsock = socket.socketpair()
     rsock.setblocking(False)
     wsock.setblocking(False)
+    other = dict(other or {})
     names = {int(s): s.name for s in signals}
-    previous = {s: signal.getsignal(s) for s in signals}
+    others = {int(s): (s.name, fn) for s, fn in other.items()}
+    previous = {s: signal.getsignal(s) for s in (*signals, *other)}
     notifier = QSocketNotifier(rsock.fileno(), QSocketNotifier.Type.Read)
 
     def readable() -> None:
@@ -169,13 +123,16 @@ def quit_on_signals(on_signal, signals=(signal.SIGTERM, signal.SIGINT)):
         except OSError:
             return
         for number in data:
-            if number in names:
+            if number in others:
+                name, fn = others[number]
+                fn(name)
+            elif number in names:
                 on_signal(names[number])
                 return
 
     notifier.activated.connect(readable)
     old_fd = signal.set_wakeup_fd(wsock.fileno(), warn_on_full_buffer=False)
-    for s in signals:
+    for s in (*signals, *other):
         signal.signal(s, lambda *_: None)   # the wake-up byte is what counts
     try:
         yield
@@ -223,7 +180,9 @@ def run_until_quit(app, kiosk: Kiosk, started=None) -> str:
 
     kiosk.quit_requested.connect(leave)
     try:
-        with quit_on_signals(leave):
+        steps = {signal.SIGUSR1: kiosk.on_signal, signal.SIGUSR2: kiosk.on_signal} \
+            if hasattr(signal, "SIGUSR1") else {}
+        with quit_on_signals(leave, other=steps):
             kiosk.start()
             if started is not None:
                 started()

@@ -14,7 +14,6 @@ mean separating a controller object from the widget, a rewrite rather than a mov
 from __future__ import annotations
 
 import logging
-import os
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence
@@ -29,29 +28,27 @@ from app import settings as settings_mod
 from app.dialogs import FileDialogs
 from app.panels import load_panels
 from app.preview import (
-    FrameLoop,
     GLPresenter,
-    OutputController,
     RasterPresenter,
     ScreenIdentity,
-    gl_problem,
     match_screen,
     qscreen_of,
     screen_records,
 )
+from app.preview.session import OutputSession
+from app.preview.session import presenter_kind as choose_presenter
 from app.window.catalog import CatalogPanel
 from app.window.file_actions import FileActions
-from app.window.layout import apply_default_docks, place_default, scrolled
+from app.window.layout import apply_default_docks, grow_when_raised, place_default, scrolled
 from app.window.log_dock import LogDock
 from app.window.menus import build_menus, rebuild_output_menu
 from app.window.param_editor import FrameSettings, ParamEditor
-from app.window.playback import PresetPlayer
 from app.window.preset_actions import PresetActions
 from app.window.remote_actions import RemoteActions
 from app.window.status_bar import StatusBar
 from app.window.timing_dock import TimingDock
 from app.workers import TaskRunner, either
-from core.decisions import Band, DecisionCache, band_chain
+from core.decisions import Band, band_chain
 from core.engine import available_devices
 from core.patterns import frame_apl, get_pattern, make_spec
 from core.timing import TIMER, timeline_columns, timing_view
@@ -65,6 +62,7 @@ def _jsonable(v):
 
 class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
     spec_changed = Signal(object)
+    devices_listed = Signal(list)     # the render devices, known once torch has listed them
 
     STATUS_INTERVAL_MS = 250
     DECISIONS_INTERVAL_MS = 10_000     # how often the decision cache is checked, off the GUI thread
@@ -88,10 +86,7 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         self._closing = False
 
         # ---- presenter kind: GL where the platform has it, else raster (timer-paced)
-        kind = presenter_kind or os.environ.get("TESTCARD_PRESENTER") or None
-        why = gl_problem() if kind in (None, "opengl") else f"presenter {kind!r} requested"
-        self.presenter_kind = "opengl" if why is None else "raster"
-        self.presenter_note = why
+        self.presenter_kind, self.presenter_note = choose_presenter(presenter_kind)
 
         # ---- docks and central preview
         self.log_dock = LogDock(self)
@@ -139,10 +134,10 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         self.frame_settings.set_values(s.bit_depth, s.limited, s.size, s.counter, s.counter_bits,
                                        chosen=s.bit_depth_chosen)
 
-        self.devices = devices = available_devices()
-        if s.device not in devices:
-            self.log(f"device {s.device} is not on this box; rendering on cpu")
-        self.frame_settings.set_devices(devices, s.device)
+        # the cpu first: listing the others imports torch (1.5 s), done off this thread once
+        # the first frame is up (_list_devices)
+        self.devices = ["cpu"]
+        self.frame_settings.set_devices(self.devices, "cpu")
         self.frame_settings.set_native(self.output_native_size())
         remembered = match_screen(screen_records(), self.output_identity())
         if remembered.note:
@@ -154,28 +149,29 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
             name = "checkerboard"
         self.spec = spec if spec is not None else self._initial_spec(name)
 
-        # ---- loop
+        # ---- the live output: the session the kiosk is too (app/preview/session.py); its
+        # decision cache is read off this thread (below), so until then (and for a pattern
+        # switch ever after) the loop never parses the file
         self.status_bar = StatusBar(self)
         self.setStatusBar(self.status_bar)
-        # lookups serve the decision cache from memory: read off this thread (below), so
-        # until then (and for a pattern switch ever after) the loop never parses the file
-        self.decisions = DecisionCache()
-        self.decisions.hold()
-        self.loop = FrameLoop(self.spec, device=self.frame_settings.device_setting(), frame_limit=frame_limit,
-                              reuse_static=reuse_static, parent=self)
-        self.loop.render_failed.connect(self._on_render_failed)
+        self.session = OutputSession(self.spec, frame_format=self._frame_format(),
+                                     device=self.frame_settings.device_setting(), frame_limit=frame_limit,
+                                     presenter=self.presenter_kind, banner=s.output_banner,
+                                     reuse_static=reuse_static, read_decisions=False, parent=self)
+        self.loop, self.output = self.session.loop, self.session.output
+        self.decisions, self.player = self.session.decisions, self.session.player
+        self.session.note.connect(self._notice)
+        self.session.key_pressed.connect(self._on_presenter_key)
+        self.session.spec_shown.connect(self._on_spec_shown)
+        self.session.entry_shown.connect(self._on_entry_shown)
+        self.session.output_opened.connect(self._on_output_opened)
+        self.session.output_closed.connect(self._on_output_closed)
         self.loop.pacing_changed.connect(self._on_pacing)
         self.loop.engine_changed.connect(self._update_status)
-        self.loop.attach(self.preview, self._refresh_of(self.preview))
-        self.output = OutputController(self._make_presenter, self)
-        self.output.banner_enabled = s.output_banner
-        self.output.note.connect(self._notice)
-        self.output.opened.connect(self._on_output_opened)
-        self.output.closed.connect(self._on_output_closed)
+        self.session.attach_preview(self.preview)
         self.output.screens_changed.connect(self._rebuild_output_menu)
 
-        # preset playback: driven by the loop's presents (app/window/playback.py)
-        self.player = PresetPlayer(self._show_played_entry, self.loop, self)
+        # preset playback: driven by the loop's presents (app/preview/playback.py)
         self.player.status_changed.connect(self.status_bar.show_playback)
         self.player.state_changed.connect(self._on_play_state)
         self.player.entry_refused.connect(self._notice)
@@ -187,8 +183,9 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         self.catalog.pattern_chosen.connect(self.choose_pattern)
         self.editor.params_edited.connect(lambda _v: self.apply_edits())
         self.frame_settings.changed.connect(self._on_frame_settings)
-        # the default bit depth is the one the output surface got (a GL surface says once it exists)
-        self.preview.surface_ready.connect(self._follow_surface)
+        # the default bit depth is the one the output surface got (the session says; a raster
+        # surface has it at once)
+        self.session.surface_ready.connect(self._follow_surface)
         if not isinstance(self.preview, GLPresenter):
             self.frame_settings.follow_surface(self.preview.surface_bits)
         self._show_apl()
@@ -199,12 +196,12 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         build_menus(self)
         self.preview.set_one_to_one(s.one_to_one)
         self.act_one_to_one.setChecked(s.one_to_one)
-        self.preview.key_pressed.connect(self._on_presenter_key)
         # Live figures refresh a few times a second, right after a present, so the
         # repaint uses the slack before the next frame instead of delaying it; the
         # timer only covers a loop that is not presenting.
         self._refreshed_at = 0.0
         self.loop.frame_presented.connect(self._after_present)
+        self.loop.frame_presented.connect(self._list_devices)
         self._status_timer = QTimer(self)
         self._status_timer.setInterval(4 * self.STATUS_INTERVAL_MS)
         self._status_timer.timeout.connect(self._refresh_if_idle)
@@ -241,18 +238,27 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         if untouched:        # where the window system put it is not a change the user made
             self._settings_baseline_now()
 
+    def _list_devices(self, _index: int = 0) -> None:
+        """Once, after the first present: the devices torch sees, listed off the GUI thread."""
+        self.loop.frame_presented.disconnect(self._list_devices)
+        self.worker.submit(available_devices, either(
+            self._devices_listed, lambda exc: self.log(f"devices not listed: {exc}")))
+
+    def _devices_listed(self, devices: list[str]) -> None:
+        if self._closing:
+            return
+        self.devices, wanted = devices, self.settings.device
+        if wanted not in devices:
+            self.log(f"device {wanted} is not on this box; rendering on cpu")
+        chosen = self.frame_settings.device_setting()   # the user's pick meanwhile, else the stored one
+        self.frame_settings.set_devices(devices, wanted if chosen == "cpu" else chosen)
+        self.devices_listed.emit(devices)
+        if self.frame_settings.device_setting() != self.loop.device:
+            self._on_frame_settings()
+
     # ------------------------------------------------------------ construction helpers
     def _make_presenter(self):
         return GLPresenter() if self.presenter_kind == "opengl" else RasterPresenter()
-
-    def _refresh_of(self, presenter) -> float:
-        if isinstance(presenter, GLPresenter):
-            screen = presenter.screen()
-        else:
-            handle = presenter.window().windowHandle()
-            screen = handle.screen() if handle is not None else None
-        screen = screen or QGuiApplication.primaryScreen()
-        return float(screen.refreshRate() or 60.0)
 
     def output_identity(self) -> ScreenIdentity | None:
         """The output screen as remembered (None: the primary)."""
@@ -338,6 +344,7 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         dock.setWidget(scrolled(widget))   # a panel taller than its dock scrolls, never cut off
         where = areas.get(area, Qt.DockWidgetArea.RightDockWidgetArea)
         self.addDockWidget(where, dock)
+        grow_when_raised(self, dock)       # a bottom panel opened in the low dock shows its controls
         sibling = {"right": self.docks["parameters"], "bottom": self.timing}.get(area)
         if sibling is not None:
             self.tabifyDockWidget(sibling, dock)
@@ -389,18 +396,26 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         self.editor.show_error(None)
         return self._apply_spec(spec)
 
-    def _apply_spec(self, spec) -> bool:
+    def _frame_format(self):
+        """The frame settings as a format (None while their depth and range cannot go together)."""
         try:
-            self.loop.set_spec(spec)
-        except ValueError as exc:
-            self.editor.show_error(str(exc))
-            self._notice(str(exc))
+            return self.frame_settings.frame_format()
+        except ValueError:
+            return None
+
+    def _apply_spec(self, spec) -> bool:
+        self.session.format = self._frame_format() or self.session.format
+        if not self.session.show(spec):         # the session said why (a notice)
+            self.editor.show_error(self.session.refusal)
             return False
+        return True
+
+    def _on_spec_shown(self, spec) -> None:
+        """The live output took ``spec`` (from the editors, a preset step or a playback)."""
         self.spec = spec
         self.spec_changed.emit(spec)
         self._update_status()
         self._show_apl()
-        return True
 
     def _show_apl(self) -> None:
         """The frame's APL (from its plan: no pixels read) in the editor and the status bar,
@@ -529,9 +544,6 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         if log:
             self.log(message)
 
-    def _on_render_failed(self, message: str) -> None:
-        self._notice(f"render error: {message}")
-
     def _on_pacing(self, mode: str, reason: str) -> None:
         self._update_status()
         if mode == TIMER and reason:
@@ -562,9 +574,9 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
 
     def toggle_fullscreen(self, on: bool) -> None:
         if on:
-            self.output.open(self.output_identity())
+            self.session.open_output(self.output_identity())
         else:
-            self.output.close()
+            self.session.close_output()
 
     def set_output_banner(self, on: bool) -> None:
         """Whether going fullscreen shows the banner naming the screen (remembered)."""
@@ -574,21 +586,15 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
 
     def leave_fullscreen(self) -> None:
         if self.output.is_open:
-            self.output.close()
+            self.session.close_output()
         elif self.isFullScreen():
             self.showNormal()
 
-    def _on_output_opened(self, presenter) -> None:
-        presenter.key_pressed.connect(self._on_presenter_key)
-        presenter.surface_ready.connect(self._follow_surface)
-        self.loop.attach(presenter, self._refresh_of(presenter))
-        self.loop.set_mirror(self.preview)
+    def _on_output_opened(self, _presenter) -> None:
         self.act_fullscreen.setChecked(True)
         self.act_leave.setEnabled(True)
 
     def _on_output_closed(self) -> None:
-        self.loop.set_mirror(None)
-        self.loop.attach(self.preview, self._refresh_of(self.preview))
         self.act_fullscreen.setChecked(False)
         self.act_leave.setEnabled(False)
 
@@ -660,8 +666,7 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
             self.player.stop()
             self.remote.shutdown()
             self.set_timeline_recording(False)
-            self.loop.close()
-            self.output.close()
+            self.session.close(release=False)
             for panel in self._panels:
                 if hasattr(panel, "shutdown"):
                     panel.shutdown()

@@ -130,8 +130,6 @@ def show_doctor(win) -> DoctorDialog:
 def build_presets_menu(win, mb) -> None:
     """Named pattern sets (built-in and the settings folder's presets/); PgUp/PgDown step."""
     m = mb.addMenu("P&resets")
-    win.preset = None
-    win.preset_pos = 0
     try:
         win.presets, problems = load_presets([presets_dir()])
     except ValueError as exc:
@@ -150,7 +148,7 @@ def build_presets_menu(win, mb) -> None:
 
 
 def build_playback_menu(win, m) -> None:
-    """Playing a preset: each entry for its dwell (``app/window/playback.py``).  While it plays,
+    """Playing a preset: each entry for its dwell (``app/preview/playback.py``).  While it plays,
     PgDown / PgUp move the playback too."""
     win.act_play = add_keyed(win, "play", win.play_current_preset, menu=m)
     win.act_play.setToolTip(shortcut("play").what)

@@ -260,6 +260,7 @@ class FrameSettings(QWidget):
     def set_native(self, size: tuple[int, int]) -> None:
         self.native = tuple(size)
         self.size.setItemText(0, f"output screen ({size[0]}x{size[1]})")
+        self._on_size(self.size.currentIndex(), emit=False)
 
     def frame_size(self) -> tuple[int, int]:
         data = self.size.currentData()
@@ -293,13 +294,28 @@ class FrameSettings(QWidget):
     def counter_setting(self) -> int | None:
         return self.counter_bits.value() if self.counter.isChecked() else None
 
+    def frame_format(self):
+        """What these settings say every frame shares (:class:`core.patterns.FrameFormat`);
+        ``ValueError`` for a depth and range that cannot go together."""
+        from core.patterns import FrameFormat
+
+        lv = self.levels()
+        w, h = self.frame_size()
+        return FrameFormat(w, h, lv.bit_depth, lv.limited, self.counter_setting())
+
     def set_counter_allowed(self, allowed: bool) -> None:
         """The counter pattern is a counter already: no overlay on it."""
         self.counter.setEnabled(allowed)
         self.counter_bits.setEnabled(allowed)
 
     def _on_size(self, _i, emit=True) -> None:
-        self.custom_box.setEnabled(self.size.currentData() == "custom")
+        custom = self.size.currentData() == "custom"
+        self.custom_box.setEnabled(custom)
+        if not custom:   # greyed, they show the size in force; "custom" starts from it
+            for spin, v in zip((self.custom_w, self.custom_h), self.frame_size(), strict=True):
+                spin.blockSignals(True)
+                spin.setValue(int(v))
+                spin.blockSignals(False)
         if emit:
             self._emit()
 

@@ -1,8 +1,9 @@
 """The main window's preset slots: choosing and stepping a preset, and playing it as a patch list.
 
 A mixin of :class:`~app.window.main_window.MainWindow` (it uses the window's frame settings,
-editor, catalog, player and worker); kept apart so the window module stays its construction
-and the slots that join the docks.
+editor, catalog, worker and its live output session, which steps and plays the preset as the
+kiosk's does); kept apart so the window module stays its construction and the slots that join
+the docks.
 """
 
 from __future__ import annotations
@@ -13,43 +14,44 @@ from app.workers import either
 class PresetActions:
     """Preset slots of the main window."""
 
+    @property
+    def preset(self):
+        """The preset being stepped or played (the live output session's)."""
+        return self.session.preset
+
+    @property
+    def preset_pos(self) -> int:
+        return self.session.position
+
     def choose_preset(self, name: str) -> bool:
         """Show the first entry of a preset; the others follow with PgDown / PgUp."""
         preset = next((p for p in self.presets if p.name == name), None)
         if preset is None:
             self._notice(f"no preset named {name!r}")
             return False
-        self.player.stop()   # choosing a preset by hand ends a playback
-        self.preset, self.preset_pos = preset, 0
-        return self._show_preset_entry()
+        return self._show_preset(preset)
 
     def step_preset(self, delta: int) -> bool:
-        if self.player.active:   # PgDown / PgUp while playing move the playback itself
-            self.player.next() if delta > 0 else self.player.previous()
-            return True
-        if self.preset is None:
-            return False
-        self.preset_pos = (self.preset_pos + delta) % len(self.preset.entries)
-        return self._show_preset_entry()
+        """PgDown / PgUp: the next or previous entry (while playing, the playback moves)."""
+        return self.session.step_preset(delta)
 
-    def _show_preset_entry(self) -> bool:
-        entry = self.preset.entries[self.preset_pos]
-        levels = self.frame_settings.levels()
-        w, h = self.frame_settings.frame_size()
-        try:   # the counter overlay stays on when it is ticked (the counter pattern is one already)
-            spec = entry.spec(w, h, bit_depth=levels.bit_depth, limited=levels.limited,
-                              counter_bits=self.frame_settings.counter_setting())
+    def _show_preset(self, preset, **play) -> bool:
+        """``preset`` on the live output at the frame settings' format (the counter overlay
+        stays on when it is ticked); a refusal is a notice naming the entry."""
+        self.session.format = self._frame_format() or self.session.format
+        try:
+            return self.session.show_preset(preset, **play)
         except ValueError as exc:
-            self._notice(f"preset {self.preset.name!r} entry {self.preset_pos + 1}: {exc}")
+            self._notice(f"cannot {'play' if play else 'show'} {preset.name!r}: {exc}")
             return False
-        self._remember_params()
+
+    def _on_entry_shown(self, preset, position: int) -> None:
+        spec = self.loop.spec
         self._show_editor(spec)
         self.catalog.select(spec.pattern)
-        ok = self._apply_spec(spec)
-        if ok:
-            self._notice(f"preset {self.preset.name}: entry {self.preset_pos + 1} of "
-                         f"{len(self.preset.entries)} ({spec.pattern})", log=False)
-        return ok
+        if not self.player.active:
+            self._notice(f"preset {preset.name}: entry {position + 1} of {len(preset.entries)} "
+                         f"({spec.pattern})", log=False)
 
     def play_preset(self, name: str, loop: bool = False) -> None:
         """Play preset ``name`` (case-insensitive): each entry on screen for its dwell, once or
@@ -60,26 +62,14 @@ class PresetActions:
             self._notice(f"no preset named {name!r}: expected one of "
                          f"{', '.join(p.name for p in self.presets)}")
             return
-        try:
-            levels = self.frame_settings.levels()
-            preset.specs(*self.frame_settings.frame_size(), bit_depth=levels.bit_depth,
-                         limited=levels.limited, counter_bits=self.frame_settings.counter_setting())
-        except ValueError as exc:
-            self._notice(f"cannot play {preset.name!r}: {exc}")
-            return
-        self.preset, self.preset_pos = preset, 0
         self.act_play_loop.setChecked(bool(loop))
-        self.player.play(preset, loop=loop)
+        self._show_preset(preset, play=True, loop=bool(loop))
 
     def play_current_preset(self) -> None:
         if self.preset is None:
             self._notice("choose a preset in the Presets menu first, then Play")
             return
         self.play_preset(self.preset.name, self.act_play_loop.isChecked())
-
-    def _show_played_entry(self, preset, position: int) -> bool:
-        self.preset, self.preset_pos = preset, position
-        return self._show_preset_entry()
 
     def _on_play_state(self, _state: str) -> None:
         active = self.player.active

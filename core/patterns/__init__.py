@@ -16,6 +16,7 @@ from core.patterns.apl import FrameApl, frame_apl
 from core.patterns.bench import bench_patterns
 from core.patterns.counter_overlay import overlay_robust, robust_columns
 from core.patterns.fills import rect_geometry, window_geometry, window_patch
+from core.patterns.frame_format import FrameFormat, respec
 from core.patterns.hdr_metadata import (
     LightLevels,
     Mastering,
@@ -42,6 +43,8 @@ from core.patterns.scale_chart import SCALE_CHART_MIN, chart_layout
 from core.patterns.spec import SIZE_ALIASES, Spec, make_spec, parse_size
 
 __all__ = [
+    "FrameFormat",
+    "respec",
     "ANIMATION_PARAMS",
     "DEFAULT_DWELL_S",
     "EntryChange",

@@ -94,7 +94,7 @@ def test_a_preset_plays_on_the_kiosk(qtbot, kiosk):
     preset = next(p for p in builtin_presets() if p.name == "10 % windows 0-100 %")
     specs = preset.specs(64, 36, bit_depth=8)
     kiosk.start()
-    assert kiosk.show_preset(preset, specs, play=True)
+    assert kiosk.show_preset(preset, play=True)
     qtbot.waitUntil(lambda: kiosk.player.state == "playing", timeout=10_000)
     qtbot.waitUntil(lambda: kiosk.loop.spec == specs[0], timeout=10_000)
 
