@@ -21,6 +21,7 @@ from PySide6 import __version__ as PYSIDE_VERSION
 from PySide6.QtGui import QColorSpace, QGuiApplication, QIcon, QPixmap, QSurfaceFormat, QWindow
 from PySide6.QtWidgets import QApplication, QWidget
 
+from app.display_check import display_refusal
 from app.qt_compat import guard_singleton_refcounts
 from resources import APP_ID, ICON_SIZES
 
@@ -150,7 +151,7 @@ def ensure_qapplication(argv: list[str] | None = None, transfer: str = "sdr") ->
     guard_singleton_refcounts()
     app = QApplication.instance()
     if app is None:
-        why = display_problem(argv=argv)
+        why = display_problem(argv=argv) or display_refusal(argv=argv)   # a dead display: Qt aborts
         if why is not None:
             raise NoDisplayError(why)
         request_surface_format(transfer=transfer)

@@ -45,7 +45,9 @@ def display_steps(screen: str | None, quick: bool):
         from app.qapp import display_problem
     except ImportError as exc:
         return None, f"PySide6 cannot be imported ({exc})"
-    why = display_problem()
+    from app.display_check import display_refusal
+
+    why = display_problem() or display_refusal()     # a dead display is a finding, not an abort
     if why is not None:
         return None, why
     from app.doctor import PresentProbe, check_hdr, output_target, screen_checks, wait_for

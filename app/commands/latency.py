@@ -91,6 +91,7 @@ def register(sub) -> None:
 # ------------------------------------------------------------ checks (no Qt)
 def _check(args) -> None:
     from core.capture import parse_spec
+    from core.capture.devices import source_problem
     from core.counter import MAX_BITS, MIN_BITS
     from core.decode.latency_files import check_png
 
@@ -126,6 +127,10 @@ def _check(args) -> None:
     if live and os.path.exists(args.source.removeprefix("file:")):
         inputs.append(args.source.removeprefix("file:"))
     refuse_overwriting_inputs([args.csv, args.plot, args.histogram], [i for i in inputs if i])
+    if live:
+        why = source_problem(args.source)        # a missing file or device, a dead X display
+        if why is not None:
+            raise CliError(why)
 
 
 def _sizes(args) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:

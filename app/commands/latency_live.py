@@ -30,6 +30,7 @@ def run_live(args, frame_size, capture_size, corrections: tuple = (), wrap=lambd
         SWITCH_INTERVAL_S,
         LatencyRequest,
         PresentRecorder,
+        Refused,
         latency_steps,
         screen_grab_rate,
     )
@@ -121,7 +122,7 @@ def run_live(args, frame_size, capture_size, corrections: tuple = (), wrap=lambd
         kiosk.close()
     err = outcome.get("error")
     if err is not None:
-        if isinstance(err, CliError | ValueError):
+        if isinstance(err, CliError | ValueError | Refused | OSError):   # the source refused: bad input
             raise CliError(str(err), getattr(err, "code", 2)) from None
         raise err
     report = outcome.get("report")

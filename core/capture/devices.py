@@ -69,6 +69,31 @@ def screen_grab_spec(environ=None) -> str | None:
     return f"x11grab:{display}" if display else None
 
 
+def source_problem(spec: str, timeout: float = 2.0) -> str | None:
+    """Why live source ``spec`` cannot be opened, found without opening it (None: it may be):
+    a file or device node that does not exist, an X display whose server does not answer
+    (:func:`core.capture.xdisplay.display_answers`).  A malformed spec is ``ValueError``, as
+    :func:`core.capture.parse_spec` says it.  What only opening tells (a format the device
+    refuses, a file that is no video) is left to ``open_source``."""
+    from core.capture.live import parse_spec
+    from core.capture.xdisplay import display_answers
+
+    kind, target = parse_spec(spec)
+    if kind == "x11grab":
+        display = target.split("+", 1)[0]
+        why = display_answers(display, timeout=timeout)
+        if why is None:
+            return None
+        if why.startswith("no server answers") or why == "no X server socket":
+            why = "no X server answers"
+        return f"{spec}: cannot open display {display!r}: {why}"
+    if not os.path.exists(target):
+        what = "device" if kind == "v4l2" else "file"
+        hint = " (testcard capture --list lists the devices)" if kind == "v4l2" else ""
+        return f"{spec}: no such {what}{hint}"
+    return None
+
+
 def _node_number(name: str) -> int:
     m = re.fullmatch(r"video(\d+)", name)
     return int(m.group(1)) if m else -1

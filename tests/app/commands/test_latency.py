@@ -49,6 +49,35 @@ def test_bad_input_is_one_line_naming_the_option_before_any_window(capsys, tmp_p
     assert err.count("\n") == 1 and err.startswith("testcard: error:") and message in err, err
 
 
+def test_a_source_that_cannot_be_opened_is_one_line_before_any_window(capsys, tmp_path, monkeypatch):
+    from tests.app.test_display_check import dead_display
+
+    monkeypatch.chdir(tmp_path)
+    display = dead_display()
+    for source, message in ((f"x11grab:{display}", f"cannot open display '{display}': no X server answers"),
+                            ("file:missing.mkv", "file:missing.mkv: no such file"),
+                            ("v4l2:/dev/video-none", "v4l2:/dev/video-none: no such device")):
+        rc, out, err = run_cli(capsys, "--source", source)
+        assert rc == 2 and out == "" and err.count("\n") == 1 and message in err, err
+
+
+@pytest.mark.qt
+def test_a_source_refused_once_opened_is_exit_2_not_a_bug(tmp_path):
+    """A file that exists but is no video is refused by the source once the output is up:
+    bad input (exit 2), never "a bug in testcard" (exit 70)."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "notes.mkv").write_text("not a video\n")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    got = subprocess.run([sys.executable, "-m", "app", "latency", "--source", "notes.mkv", "--seconds", "1"],
+                         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert got.returncode == 2, got.stderr
+    assert got.stderr.startswith("testcard: error: notes.mkv: cannot open video") and "bug" not in got.stderr
+    assert got.stderr.count("\n") == 1
+
+
 def test_an_output_that_is_an_input_is_refused(capsys, tmp_path):
     present = tmp_path / "present.csv"
     present.write_text("index,present_s\n0,1.0\n")
@@ -155,7 +184,8 @@ def test_the_offset_at_its_range_ends_gives_finite_json(capsys, tmp_path, offset
     assert rc == 0, err
     r = strict_json(out)
     assert r["corrections"][1]["ms"] == -float(offset_ms)
-    assert r["latency_ms"]["median"] == pytest.approx(r["uncorrected_latency_ms"]["median"] - float(offset_ms))
+    raw = r["uncorrected_latency_ms"]["median"]
+    assert r["latency_ms"]["median"] == pytest.approx(raw - float(offset_ms))
 
 
 def test_a_wall_clock_recording_joins_with_no_offset_through_the_clock_pairs(capsys, tmp_path):
