@@ -44,6 +44,7 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from core.decode.unseen import EVENT_LISTED, presentations_between
 
@@ -60,10 +61,10 @@ class SequenceReport:
         return {"summary": self.summary, "events": self.events}
 
 
-def _observations(results: Sequence, modulus: int) -> list[tuple[int, object, int, int]]:
+def _observations(results: Sequence, modulus: int) -> list[tuple[int, Any, int, int]]:
     """(result number, result, unwrapped index, index) for every index seen, in order (a torn
     frame observes each of its indices, top first)."""
-    out: list[tuple[int, object, int, int]] = []
+    out: list[tuple[int, Any, int, int]] = []   # Any: the result, as the caller's Sequence holds it
     last: int | None = None
     for i, r in enumerate(results):
         if r.status == "ok":
@@ -114,12 +115,12 @@ def analyse(results: Sequence, modulus: int, capture_fps: float | None = None,
     seen: set[int] = set()      # every index seen
     run_seen: set[int] = set()  # indices seen since the last jump back
     # (result, high-water, u, run, gap frames, captures and seconds since the high-water was seen)
-    jumps: list[tuple[object, int, int, set, int, int, float | None]] = []
+    jumps: list[tuple[Any, int, int, set, int, int, float | None]] = []
     hi_at = 0                   # the last result that showed the high-water mark
     out_of_order = jumps_back = wraps = 0
     unwrapped: list[int | None] = [None] * len(results)   # per result: the unwrapped top index
     for j, (i, r, u, idx) in enumerate(obs):
-        if hi is not None:
+        if hi is not None and last_u is not None:   # (set together, from the first observation)
             if u // modulus > last_u // modulus and u > hi:
                 wraps += 1
                 events.append(_event("wrap", r, index=idx))
@@ -153,17 +154,18 @@ def analyse(results: Sequence, modulus: int, capture_fps: float | None = None,
     dropped: list[int] = []
     unobservable: list[int] = []
     dropped_count = gap_indices = unobservable_n = 0
-    for r, h0, u, run, gap, periods, dt in jumps:
+    for r, h0, u, run_indices, gap, periods, dt in jumps:
         span = u - h0 - 1
         if span > MAX_LISTED_DROPS:
             missing_n, missing = span, []
         else:
-            missing = [v for v in range(h0 + 1, u) if v not in run]
+            missing = [v for v in range(h0 + 1, u) if v not in run_indices]
             missing_n = len(missing)
         if missing_n == 0:
             continue
         where = {"after": h0 % modulus, "before": u % modulus}
         if slower:   # at most one presentation per capture seen: the rest may have been shown unseen
+            assert display_fps is not None and capture_fps is not None   # slower: both are known
             hidden = min(missing_n, presentations_between(display_fps, capture_fps, periods, dt) - 1)
         else:
             hidden = min(missing_n, gap)
@@ -182,8 +184,8 @@ def analyse(results: Sequence, modulus: int, capture_fps: float | None = None,
             continue
         dropped_count += lost
         if hidden or not missing:   # which of them were shown unseen is not known: counted, not listed
-            extra = {"unobservable": hidden, "missing": listed} if hidden and not gap and listed else {}
-            events.append(_event("drop", r, count=lost, **extra, **where))
+            unseen = {"unobservable": hidden, "missing": listed} if hidden and not gap and listed else {}
+            events.append(_event("drop", r, count=lost, **unseen, **where))
             continue
         if len(dropped) < MAX_LISTED_DROPS:
             dropped.extend(v % modulus for v in missing)
@@ -193,6 +195,7 @@ def analyse(results: Sequence, modulus: int, capture_fps: float | None = None,
     runs = _runs(results, unwrapped)
     rates_known = bool(capture_fps and display_fps)
     if rates_known:
+        assert capture_fps is not None and display_fps is not None   # rates_known: both are
         k = capture_fps / display_fps
         k_source = "rates"
     else:
@@ -244,6 +247,7 @@ def analyse(results: Sequence, modulus: int, capture_fps: float | None = None,
     duration = (max(times) - min(times)) if len(times) > 1 else None
     k_why = None if rates_known else holds_unknown(decoded, len(seen), bool(runs))
     unknown = unknown_figures(decoded, len(seen), rates_known, capture_fps, display_fps, k_why)
+    display_est: float | None
     if display_fps is None and capture_fps and k_why is None:
         display_est = capture_fps / k
     else:

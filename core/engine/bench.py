@@ -20,8 +20,8 @@ def fill_baseline(target_shape, dtype: str, device=None):
         return lambda v: buf.fill(v)
     import torch
 
-    buf = torch.zeros(target_shape, dtype=getattr(torch, dtype), device=device)
-    return lambda v: buf.fill_(v)
+    tbuf = torch.zeros(target_shape, dtype=getattr(torch, dtype), device=device)
+    return lambda v: tbuf.fill_(v)
 
 
 def bench_frames(spec: Spec, *, path: str = "numpy", device: str = "cpu", fmt: str = "native",
@@ -62,7 +62,11 @@ def bench_engine(eng: Engine, *, frames: int = 200, warmup: int = 5, progress=No
     for i in range(warmup):
         eng.render(start + i)
         fill(i & 1)
-    render, transfer, base, served, errors = [], [], [], {}, []
+    render: list[float] = []
+    transfer: list[float] = []
+    base: list[float] = []
+    served: dict[str, int] = {}
+    errors: list[str] = []
     for n in range(frames):
         i = start + warmup + n
         res = eng.render(i)
@@ -79,6 +83,7 @@ def bench_engine(eng: Engine, *, frames: int = 200, warmup: int = 5, progress=No
         if progress:
             progress(n + 1, frames)
     r, t = summary(render), summary(transfer)
+    assert r is not None and t is not None   # frames >= 1: neither list is empty
     baseline = float(np.median(base))
     return {
         "pattern": spec.pattern, "size": f"{spec.width}x{spec.height}", "format": fmt,

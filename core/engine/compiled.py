@@ -3,6 +3,9 @@ and the counter that proves how many graphs a compile made."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from core.engine import formats as F
 from core.engine.gather import LeadLines, compiled_gather, finish_lines, frame_rows, realize_op
 from core.engine.renderers import Target, TorchRenderer
@@ -49,7 +52,7 @@ class CompiledRenderer(TorchRenderer):
         self._lead = 0   # rows the in-place graph leaves over the first lines (0: a whole frame)
         self._mode = "reduce-overhead" if self.cudagraphs else "default"
         self._on_graph = on_graph
-        self.fn = None
+        self.fn: Callable[..., Any] | None = None   # the compiled frame function, once built
         self._shape = F.host_shape(fmt, width, height)
         self._layout: tuple | None = None   # the graph's output (shape, dtype), once built
         self._dtype = getattr(torch, F.device_dtype(torch, fmt, spec.dtype))
@@ -83,6 +86,7 @@ class CompiledRenderer(TorchRenderer):
         torch = self.torch
         if self.fn is None:
             self.build()
+        assert self.fn is not None   # build() compiled it
         dummy = torch.full((), 1, dtype=torch.int64, device=self.device)
         if self.in_place:
             self.fn(dummy, self._graph_view(torch.empty(self._shape, dtype=self._dtype, device=self.device)))
@@ -105,6 +109,7 @@ class CompiledRenderer(TorchRenderer):
         self._out = self._graph_view(target.dev) if self.in_place else None
 
     def produce(self):
+        assert self.fn is not None   # warm() built it before the engine serves this path
         if self.in_place:
             got = self.fn(self.frame, self._out)
             if self._lead:

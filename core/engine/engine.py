@@ -55,6 +55,9 @@ class Engine:
     renders static specs every frame (benchmarks); ``clock`` is injectable.
     """
 
+    spec: Spec            # set by set_spec, from the constructor on
+    _static_path: str     # the path that rendered the static frame, once _static_done
+
     def __init__(self, spec: Spec, *, path: str = "numpy", device: str = "cpu", fmt: str = "native",
                  background_compile: bool = True, allow_rounding: bool = False,
                  reuse_static: bool = True, clock=time.perf_counter):
@@ -83,11 +86,11 @@ class Engine:
         self.compile_seconds = 0.0
         self._graphs = 0
         self._lock = threading.RLock()
-        self._compiled: dict[Spec, object] = {}   # spec -> compiled renderer or exception
+        self._compiled: dict[Spec, CompiledRenderer | Exception] = {}   # or the compile's exception
         self._jobs: dict[Spec, threading.Thread] = {}
         self._closed = False
         self._rendered = 0
-        self.spec = None
+        self.spec = None  # type: ignore[assignment]  # only until set_spec, the next line
         self.set_spec(spec)
 
     # -- public state ---------------------------------------------------
@@ -289,7 +292,7 @@ class Engine:
             r = CompiledRenderer(spec, self.fmt, self._torch_device, self.clock, self.path,
                                   on_graph=self._count_graph)
             r.warm()
-            got: object = r
+            got: CompiledRenderer | Exception = r
         except Exception as exc:
             got = exc
         with self._lock:

@@ -126,7 +126,7 @@ class LeadLines(NamedTuple):
     ``index`` (the plan's line index) and ``ordered`` (whether its first ``count`` entries
     are 0..count-1, a 0-d bool) are the graph's outputs; ``count`` is fixed when it is traced.
     """
-    count: int
+    count: int   # type: ignore[assignment]  # a field named count shadows tuple.count; callers read it by name
     index: Any
     ordered: Any
 

@@ -130,6 +130,7 @@ class TorchRenderer(Renderer):
 
     def render(self, index):
         torch, tgt = self.torch, self.target
+        assert tgt.dev is not None   # a torch target always has its device buffer
         if self.cuda:
             start, mid, end = self.events
             start.record()

@@ -15,6 +15,7 @@ after the present, never before.
 from __future__ import annotations
 
 import math
+from typing import TypedDict
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info
 
@@ -104,12 +105,19 @@ class OutputMetrics:
         self.last_present.set(wall_s)
 
 
+class _PerProtocol(TypedDict):
+    """The keywords every one of serve's families is made with."""
+
+    labelnames: tuple[str, ...]
+    registry: CollectorRegistry
+
+
 class ServeMetrics:
     """What calibration software asked of ``serve``: patches received, acknowledged (shown)
     and refused per protocol, and the clients connected."""
 
     def __init__(self, registry: CollectorRegistry):
-        kw = dict(labelnames=("protocol",), registry=registry)
+        kw = _PerProtocol(labelnames=("protocol",), registry=registry)
         self.received = Counter("testcard_patches_received", "Patches received", **kw)
         self.acknowledged = Counter("testcard_patches_acknowledged",
                                     "Patches acknowledged after they were presented", **kw)

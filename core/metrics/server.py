@@ -56,20 +56,27 @@ class _Handler(WSGIRequestHandler):
 
     def handle(self) -> None:
         limit = self.server.owner.MAX_REQUEST_BYTES
-        self.rfile = _Budget(self.rfile, limit)
-        self.raw_requestline = self.rfile.readline(limit + 1)
-        if self.rfile.exceeded:
+        budget = _Budget(self.rfile, limit)
+        # a stand-in file: it has the readline and read the request parsing uses, and passes
+        # the rest to the socket's own file
+        self.rfile = budget  # type: ignore[assignment]
+        self.raw_requestline = budget.readline(limit + 1)
+        if budget.exceeded:
             self._refuse(414, "request line too long")
             return
         if not self.parse_request():
             return
-        if self.rfile.exceeded:
+        if budget.exceeded:
             self._refuse(431, "request too large")
             return
-        handler = ServerHandler(self.rfile, self.wfile, self.get_stderr(), self.get_environ(),
-                                multithread=True)
-        handler.request_handler = self
-        handler.run(self.server.get_app())
+        handler = ServerHandler(budget, self.wfile, self.get_stderr(),  # type: ignore[arg-type]  # the stand-in file
+                                self.get_environ(), multithread=True)
+        # the back-pointer wsgiref's own WSGIRequestHandler.handle sets (for its log lines);
+        # typeshed leaves the attribute out
+        handler.request_handler = self  # type: ignore[attr-defined]
+        app = self.server.get_app()
+        assert app is not None   # MetricsServer sets the app before the server starts
+        handler.run(app)
 
     def _refuse(self, code: int, why: str) -> None:
         self.requestline, self.request_version, self.command = "", "HTTP/1.0", ""
