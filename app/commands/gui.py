@@ -15,7 +15,13 @@ import argparse
 import copy
 from dataclasses import dataclass
 
-from app.commands.common import add_metrics_option, add_transfer_arguments, metrics_address, parse_sets
+from app.commands.common import (
+    add_metrics_option,
+    add_transfer_arguments,
+    metrics_address,
+    open_metrics,
+    parse_sets,
+)
 from app.settings import Settings
 
 PLACEHOLDER_SIZE = (1920, 1080)   # to check a frame whose size is the screen's, before Qt knows it
@@ -196,12 +202,17 @@ def run_gui(start: GuiStart, argv: list[str] | None = None) -> int:
     win = open_window(start)
     if start.frames:
         win.loop.finished.connect(win.close)
+    _live, metrics = open_metrics(start.metrics, win.loop, presenter=win.presenter_kind, parent=win)
     win.show()
     if start.fullscreen:
         QTimer.singleShot(0, lambda: win.output.is_open or win.act_fullscreen.trigger())
     # SIGTERM and SIGINT close the window as its close button does: settings stored, exit 0
-    with quit_on_signals(lambda _name: win.close()):
-        rc = int(app.exec())
+    try:
+        with quit_on_signals(lambda _name: win.close()):
+            rc = int(app.exec())
+    finally:
+        if metrics is not None:
+            metrics.close()
     if start.frames:
         # the packaging smoke run checks that the bundled GUI has every built-in panel
         print("docks: " + ", ".join(d.windowTitle() for d in win.docks.values()), flush=True)
