@@ -98,7 +98,8 @@ def test_the_presented_counter_climbs_at_the_screen_s_rate_and_the_labels_are_ri
         assert rc == 0, proc.communicate()
 
 
-@pytest.mark.skipif(BINARY is None, reason="Debian's prometheus is not installed (packaging/setup test installs it)")
+@pytest.mark.skipif(BINARY is None,
+                    reason="Debian's prometheus is not installed (packaging/setup test installs it)")
 def test_a_real_prometheus_scrapes_a_running_show(tmp_path):
     port = free_port()
     with xvfb_server("640x360") as display:
