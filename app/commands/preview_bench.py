@@ -39,6 +39,10 @@ def register_bench(bench_sub) -> None:
                    help="upload from host memory, not from pixel-buffer objects the engine writes into")
     p.add_argument("--whole-frames", action="store_true",
                    help="render and upload every frame whole, also where only the counter's lines change")
+    p.add_argument("--metrics", choices=("off", "on", "both"), default="off",
+                   help="serve Prometheus metrics while measuring, fed every frame and scraped twice a "
+                        "second (on), or, after one uncounted warm-up run, measure off and on "
+                        "alternately three times each and compare (both)")
     p.add_argument("--timeline", metavar="CSV", help="also write the per-frame timeline here")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
@@ -71,13 +75,49 @@ def run(args) -> int:
         if why:
             raise CliError(f"--device {args.device}: {why}")
     if args.timeline:
+        if args.metrics == "both":
+            raise CliError("--timeline records one run: leave it out with --metrics both")
         check_output(args.timeline, "--timeline")
-
-    import signal
 
     from app.qapp import ensure_qapplication
 
     app = ensure_qapplication()
+    if args.metrics == "both":
+        # a first window warms the process (imports, GL, the engine) and is not counted; then
+        # off and on alternate, three of each, so drift on a shared box falls on both
+        measure(app, args, spec, metrics=False)
+        runs = [measure(app, args, spec, metrics=on) for on in (False, True) * 3]
+        return print_metrics_comparison(runs, args.json)
+    info = measure(app, args, spec, metrics=args.metrics == "on")
+    cancelled = info["cancelled"]
+    if args.json:
+        print_json(info)
+    else:
+        ups = ", ".join(f"{n} {k}" for k, n in info["uploads"].items()) or "none counted"
+        print(f"# {info['pattern']} {info['size']} {info['bit_depth']}-bit, path {info['path']} "
+              f"({info['path_source']}), {info['presenter']} presenter, {info['surface_bits']}-bit surface "
+              f"-> {info['format']}, {info['pacing']} at {info['refresh_hz']:.2f} Hz; "
+              f"{info['frames']} frames after {info['warmup']} warm-up; render thread "
+              f"{'on' if info['render_thread'] else 'off'}, uploads: {ups} "
+              f"({info['line_uploads']} of the changing lines only); timing dock "
+              f"{'shown' if info['timing_dock_visible'] else 'hidden'}", file=sys.stderr)
+        rows = []
+        for key, label in (("render_ms", "render"), ("transfer_ms", "transfer"), ("upload_ms", "upload"),
+                           ("present_ms", "present"), ("render_transfer_upload_ms", "render+transfer+upload"),
+                           ("interval_ms", "present interval")):
+            fig = info[key] or {}
+            rows.append({"stage": label, "median_ms": fig.get("median"), "p99_ms": fig.get("p99")})
+        print_table(rows, ["stage", "median_ms", "p99_ms"])
+        print(f"late frames: {info['late']}, missed vsyncs: {info['missed_vsyncs']}")
+    return 130 if cancelled else 0
+
+
+def measure(app, args, spec, *, metrics: bool) -> dict:
+    """One run of the real window: ``args.warmup`` + ``args.frames`` presents; the figures.
+    ``metrics``: the live output's metrics fed every frame and served, a scraper reading them
+    twice a second meanwhile (what a fleet's Prometheus costs the box)."""
+    import signal
+
     from app.preview import FrameLoop, GLPresenter
     from app.settings import Settings
     from app.window import MainWindow
@@ -93,6 +133,7 @@ def run(args) -> int:
     prog = Progress(total, "bench preview")
     win.loop.frame_presented.connect(lambda _i: prog.update(win.loop.presented_count))
     loop = win.loop
+    scraper = start_scraper(win) if metrics else None
     seen = {}
 
     def finish():
@@ -127,6 +168,8 @@ def run(args) -> int:
     finally:
         signal.signal(signal.SIGINT, old)
         prog.close()
+        if scraper is not None:
+            scraper()
     if not seen:  # the window was closed by hand
         cancelled.append(True)
         finish()
@@ -134,7 +177,8 @@ def run(args) -> int:
     period_ms = seen.pop("period_ms")
     info = {"pattern": spec.pattern, "size": f"{spec.width}x{spec.height}", "bit_depth": spec.bit_depth,
             "device": loop.device, **seen, "fullscreen": bool(args.fullscreen),
-            "frames": max(0, len(snap) - args.warmup), "warmup": args.warmup, "cancelled": bool(cancelled)}
+            "frames": max(0, len(snap) - args.warmup), "warmup": args.warmup, "cancelled": bool(cancelled),
+            "metrics": bool(metrics)}
     if args.timeline:
         snap.write_csv(args.timeline)
     warm = min(args.warmup, len(snap))
@@ -143,23 +187,57 @@ def run(args) -> int:
     iv = stats["interval_ms"] or {}
     info["interval_ms"] = {"median": round(iv["p50"], 3), "p99": round(iv["p99"], 3)} if iv else None
     info["late"], info["missed_vsyncs"] = stats["late"], stats["missed_vsyncs"]
-    if args.json:
-        print_json(info)
+    return info
+
+
+def start_scraper(win):
+    """Serve ``win``'s live metrics on a free loopback port and scrape them twice a second
+    from a thread; returns the function that stops both."""
+    import threading
+    import urllib.request
+
+    from app.preview.live_metrics import start_metrics
+
+    _live, server = start_metrics(("127.0.0.1", 0), win.loop, presenter=win.presenter_kind, parent=win)
+    stop = threading.Event()
+
+    def scrape():
+        while not stop.wait(0.5):
+            try:
+                with urllib.request.urlopen(server.url, timeout=2) as r:
+                    r.read()
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=scrape, name="testcard-bench-scraper", daemon=True)
+    thread.start()
+
+    def close():
+        stop.set()
+        thread.join(5)
+        server.close()
+
+    return close
+
+
+def print_metrics_comparison(runs: list[dict], as_json: bool) -> int:
+    """Each run's late frames and p99s, metrics off and on alternately, and the medians."""
+    import statistics
+
+    rows = [{"run": i + 1, "metrics": "on" if r["metrics"] else "off", "late": r["late"],
+             "missed_vsyncs": r["missed_vsyncs"],
+             "interval_p99_ms": (r["interval_ms"] or {}).get("p99"),
+             "rtu_p99_ms": r["render_transfer_upload_ms"]["p99"]} for i, r in enumerate(runs)]
+    summary = {}
+    for state in ("off", "on"):
+        mine = [row for row in rows if row["metrics"] == state]
+        summary[state] = {k: round(statistics.median([r[k] for r in mine if r[k] is not None] or [0]), 3)
+                          for k in ("late", "interval_p99_ms", "rtu_p99_ms")}
+    if as_json:
+        print_json({"runs": runs, "summary": summary})
     else:
-        ups = ", ".join(f"{n} {k}" for k, n in info["uploads"].items()) or "none counted"
-        print(f"# {info['pattern']} {info['size']} {info['bit_depth']}-bit, path {info['path']} "
-              f"({info['path_source']}), {info['presenter']} presenter, {info['surface_bits']}-bit surface "
-              f"-> {info['format']}, {info['pacing']} at {info['refresh_hz']:.2f} Hz; "
-              f"{info['frames']} frames after {warm} warm-up; render thread "
-              f"{'on' if info['render_thread'] else 'off'}, uploads: {ups} "
-              f"({info['line_uploads']} of the changing lines only); timing dock "
-              f"{'shown' if info['timing_dock_visible'] else 'hidden'}", file=sys.stderr)
-        rows = []
-        for key, label in (("render_ms", "render"), ("transfer_ms", "transfer"), ("upload_ms", "upload"),
-                           ("present_ms", "present"), ("render_transfer_upload_ms", "render+transfer+upload"),
-                           ("interval_ms", "present interval")):
-            fig = info[key] or {}
-            rows.append({"stage": label, "median_ms": fig.get("median"), "p99_ms": fig.get("p99")})
-        print_table(rows, ["stage", "median_ms", "p99_ms"])
-        print(f"late frames: {info['late']}, missed vsyncs: {info['missed_vsyncs']}")
-    return 130 if cancelled else 0
+        print_table(rows, ["run", "metrics", "late", "missed_vsyncs", "interval_p99_ms", "rtu_p99_ms"])
+        for state, fig in summary.items():
+            print(f"metrics {state}: median late {fig['late']}, present interval p99 "
+                  f"{fig['interval_p99_ms']} ms, render+transfer+upload p99 {fig['rtu_p99_ms']} ms")
+    return 130 if any(r["cancelled"] for r in runs) else 0

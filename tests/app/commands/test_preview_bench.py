@@ -20,6 +20,7 @@ pytestmark = pytest.mark.qt
     (["--size", "12x"], "size must be WIDTHxHEIGHT"),
     (["--timeline", "no/such/folder/t.csv"], "its folder does not exist"),
     (["--device", "cuda:9"], "--device cuda:9"),
+    (["--metrics", "both", "--timeline", "t.csv"], "--timeline records one run"),
 ])
 def test_bad_input_is_one_line_exit_2_and_no_qt(args, message):
     code = ("import sys\nfrom app.cli import main\nrc = main(['bench', 'preview', *sys.argv[1:]])\n"
@@ -42,3 +43,18 @@ def test_stage_figures_skip_warmup_and_sum_the_pre_swap_stages():
     assert figs["render_ms"] == {"median": 2.0, "p99": 2.0}
     assert figs["render_transfer_upload_ms"]["median"] == 3.5
     assert figs["upload_ms"]["p99"] > 1.0 and figs["present_ms"]["median"] == 3.0
+
+
+def test_metrics_both_measures_off_and_on_alternately_in_one_run(tmp_path):
+    import json
+    import os
+
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", TESTCARD_CONFIG_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-m", "app", "bench", "preview", "--size", "64x36", "--frames", "20",
+                          "--warmup", "2", "--metrics", "both", "--json"],
+                         capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert [r["metrics"] for r in got["runs"]] == [False, True] * 3
+    assert all(r["frames"] == 20 for r in got["runs"])
+    assert set(got["summary"]) == {"off", "on"} and "late" in got["summary"]["on"]
