@@ -50,8 +50,8 @@ def test_metrics_both_measures_off_and_on_alternately_in_one_run(tmp_path):
     import os
 
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", TESTCARD_CONFIG_DIR=str(tmp_path))
-    out = subprocess.run([sys.executable, "-m", "app", "bench", "preview", "--size", "64x36", "--frames", "20",
-                          "--warmup", "2", "--metrics", "both", "--json"],
+    out = subprocess.run([sys.executable, "-m", "app", "bench", "preview", "--size", "64x36",
+                          "--frames", "20", "--warmup", "2", "--metrics", "both", "--json"],
                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
