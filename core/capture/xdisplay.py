@@ -29,6 +29,7 @@ def display_answers(display: str, timeout: float = TIMEOUT_S, sockets: str | Non
     if m is None:
         return f"{display!r} is not an X display name"
     host, n = m.group("host"), int(m.group("n"))
+    targets: list[tuple[int, str | tuple[str, int]]]
     if host in ("", "unix"):
         path = os.path.join(sockets or X11_SOCKETS, f"X{n}")
         targets = [(socket.AF_UNIX, "\0" + path), (socket.AF_UNIX, path)]
@@ -43,8 +44,9 @@ def display_answers(display: str, timeout: float = TIMEOUT_S, sockets: str | Non
                 s.sendall(_SETUP)
                 first = s.recv(1)
         except (OSError, UnicodeError) as exc:
+            said = exc.strerror if isinstance(exc, OSError) else None   # a UnicodeError has no strerror
             why = "it does not answer" if isinstance(exc, TimeoutError) else \
-                f"no server answers ({exc.strerror or type(exc).__name__})"
+                f"no server answers ({said or type(exc).__name__})"
             continue
         if first[:1] in (b"\0", b"\1", b"\2"):
             return None
