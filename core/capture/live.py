@@ -91,6 +91,7 @@ class X11GrabSource(LiveSource):
         return self._describe(self._container, self.kind, self.clock)
 
     def _stamp(self, frame) -> tuple[float, float | None]:
+        assert self._mapping is not None   # made by _open, before any frame
         self._mapping.refresh()
         raw = frame.time
         if raw is None:
@@ -211,7 +212,7 @@ class FileSource(LiveSource):
         self._count += 1
         if not self.paced:
             return pts, pts
-        if self._t0 is None:
+        if self._t0 is None or self._pts0 is None:   # (set together, at the first frame)
             self._t0, self._pts0 = self._monotonic(), pts
         return self._t0 + (pts - self._pts0), pts
 

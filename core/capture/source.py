@@ -18,11 +18,15 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from core.capture.header import MAX_IMAGE_PIXELS
 from core.capture.planes import panel_plane, plane_kind
+
+if TYPE_CHECKING:   # PyAV is imported lazily, where a source opens
+    from av.container import InputContainer
 
 QUEUE_FRAMES = 16          # frames a source holds for a slow consumer before it drops
 OPEN_TIMEOUT_S = 10.0
@@ -108,7 +112,7 @@ class LiveSource:
         self._carry_gap = 0
         self._carry_drop = 0
         self._last_t: float | None = None
-        self._container = None        # opened and closed on the reader thread
+        self._container: InputContainer | None = None   # opened and closed on the reader thread
         self._thread = threading.Thread(target=self._run, name=f"testcard-capture-{self.kind}",
                                         daemon=True)
 
@@ -156,6 +160,7 @@ class LiveSource:
             self._finished.set()
 
     def _read_all(self) -> None:
+        assert self._container is not None   # _run reads only after _open opened it
         stream = self._container.streams.video[0]
         for packet in self._container.demux(stream):
             if self._stop.is_set():

@@ -152,13 +152,14 @@ def video_frame_array(frame) -> np.ndarray:
     name = fmt.name
     if name.startswith(_LUMA_PREFIXES) and fmt.components:
         depth = fmt.components[0].bits
+        dt: np.dtype
         if depth <= 8:
             dt = np.dtype(np.uint8)
         else:
             dt = np.dtype(">u2" if name.endswith("be") else "<u2")
         plane = frame.planes[0]
         stride = plane.line_size // dt.itemsize
-        arr = np.frombuffer(plane, dtype=dt, count=stride * plane.height)
+        arr: np.ndarray = np.frombuffer(plane, dtype=dt, count=stride * plane.height)
         arr = arr.reshape(plane.height, stride)[:, : plane.width]
         if name.startswith(("p010", "p016")):  # MSB-aligned 10-bit
             arr = arr >> 6 if name.startswith("p010") else arr

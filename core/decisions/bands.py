@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from core.patterns import ANIMATION_PARAMS, SIZE_ALIASES, Spec, catalog, get_pattern, make_spec, parse_size
 
@@ -111,7 +112,7 @@ def make_band(family: str, resolution: str | tuple[int, int], fmt: str) -> Band:
 
 def representative_spec(band: Band | str) -> Spec:
     band = parse_band(band)
-    size = {"width": band.width, "height": band.height, "bit_depth": band.bit_depth}
+    size: dict[str, Any] = {"width": band.width, "height": band.height, "bit_depth": band.bit_depth}
     if band.family == "animated":
         return make_spec("checkerboard", {"invert_every": 1}, counter_bits=16, **size)
     if band.family == "static":

@@ -58,6 +58,7 @@ def bench_decode(width: int = 1920, height: int = 1080, bits: int = 16, frames: 
     t_locate = clock() - t0
     if not found:
         raise RuntimeError("the benchmark's own panel was not found")
+    assert reader.location is not None   # a search that found the panel keeps where
     rows.append(dict(case="locate (search, once per capture)", **_rate(1, t_locate),
                      note=f"{len(reader.location.bands)} bands"))
     reader.settle("robust")
@@ -75,6 +76,7 @@ def bench_decode(width: int = 1920, height: int = 1080, bits: int = 16, frames: 
                     reader.read(img)
                 dt = clock() - t0
                 best = dt if best is None else min(best, dt)
+            assert best is not None   # at least one repeat timed
             wrong = sum(reader.read(img).index != (1000 + i) % (1 << bits) for i, img in enumerate(imgs))
             note = f"best of {repeats}; file reading excluded" + (f"; {wrong} WRONG" if wrong else "")
             rows.append(dict(case=name, **_rate(len(imgs), best), note=note))
@@ -138,9 +140,11 @@ def _decode_file(path: Path, threads: int, lines_only: bool) -> dict:
 
 def _encode(path: Path, frames: list[np.ndarray], codec: str, pix_fmt: str, fps: int = 60) -> None:
     import av
+    from av.video.stream import VideoStream
 
     with av.open(str(path), "w") as out:
         stream = out.add_stream(codec, rate=fps)
+        assert isinstance(stream, VideoStream)   # a video codec's name gives a video stream
         h, w = frames[0].shape[:2]
         stream.width, stream.height, stream.pix_fmt = w, h, pix_fmt
         stream.options = {"crf": "18", "preset": "ultrafast"}

@@ -39,6 +39,7 @@ import math
 import threading
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -66,6 +67,7 @@ class FrameReading:
     note: str | None = None
 
     def to_dict(self) -> dict:
+        d: dict[str, Any]
         d = {"position": self.position,
              "timestamp": None if self.timestamp is None else round(float(self.timestamp), 6),
              "index": self.index, "status": self.status, "confidence": round(float(self.confidence), 3)}
@@ -120,6 +122,7 @@ class CaptureDecoder:
 
     def describe(self) -> dict:
         r = self.reader
+        d: dict[str, Any]
         d = {"layout": r.layout, "bits": r.bits, "gray": r.gray if r.layout == "robust" else None,
              "searches": r.searches}
         if r.location is not None:
@@ -229,7 +232,6 @@ class CaptureDecoder:
             try:
                 reading = self.reader.read_compat_once(image)
             except (ValueError, IndexError, TypeError, MemoryError) as exc:
-                reading = None
                 why = f"{name} cannot be sampled ({exc})"
             else:
                 if reading.status == "ok" and reading.index == frame % (1 << hint.bits):

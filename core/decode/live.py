@@ -31,6 +31,7 @@ import time
 from collections import deque
 from collections.abc import Generator
 from itertools import islice
+from typing import Any
 
 from core.capture import as_image
 from core.decode.hint import load_hint
@@ -86,13 +87,14 @@ class LiveDecode:
         self._closed_unobservable: list[int] = []
         self._closed_events: list[dict] = []
         self._closed_k: list[tuple[float, int]] = []
-        self._indices = (None, None, False)     # first, last, changed
+        self._indices: tuple[int | None, int | None, bool] = (None, None, False)   # first, last, changed
         self._band_y: tuple[float, ...] = ()
 
     # ------------------------------------------------------------ one frame
     def _take(self, frame) -> list[tuple[FrameReading, CaptureSample]]:
         pos = self._position
         self._position += 1
+        error: str | None
         try:
             image = as_image(frame.image, f"frame {pos}")
         except ValueError as exc:
@@ -240,12 +242,13 @@ class LiveDecode:
         first, last, changed = self._indices
         rates = bool(self.capture_fps and self.request.display_fps)
         if rates:
+            assert self.capture_fps is not None and self.request.display_fps is not None   # rates: both known
             k = self.capture_fps / self.request.display_fps
         distinct = totals["distinct_indices"] if changed else min(1, decoded)
         k_why = None if k is not None else (holds_unknown(decoded, distinct, True)
                                             or "no window of the capture shows a presentation end")
         frozen = None if decoded < 2 else False if changed else (
-            decoded > repeat_threshold(k) if rates else None)
+            decoded > repeat_threshold(k) if rates and k is not None else None)
         times = [s.t_s for s in islice(reversed(self.samples), 120)]
         span = times[0] - times[-1] if len(times) > 2 else 0.0
         measured = round((len(times) - 1) / span, 3) if span > 0 else None
@@ -281,6 +284,7 @@ class LiveDecode:
 
     def describe_decoder(self) -> dict:
         r = self.reader
+        d: dict[str, Any]
         d = {"layout": r.layout, "bits": r.bits, "gray": r.gray if r.layout == "robust" else None,
              "searches": r.searches}
         if r.location is not None:
@@ -288,6 +292,7 @@ class LiveDecode:
         return d
 
     def report(self, cancelled: bool = False) -> dict:
+        doc: dict[str, Any]
         doc = {"testcard_decode": 1, "live": True, "source": self.source.describe().get("spec"),
                "capture": self.source.describe(), "manifest": self.request.manifest,
                "decoder": self.describe_decoder(), "cancelled": bool(cancelled),

@@ -193,7 +193,7 @@ class PanelReader:
         the image is not the size the panel was found in, or the panel does not read there:
         the caller then gives :meth:`read` the whole picture (which searches if need be)."""
         loc, needed = self.location, self.lines_needed()
-        if needed is None or (loc.height, loc.width) != tuple(image.shape[:2]):
+        if needed is None or loc is None or (loc.height, loc.width) != tuple(image.shape[:2]):
             return None
         if tuple(lines) != needed and not set(needed) <= set(lines):
             return None
@@ -237,6 +237,7 @@ class PanelReader:
             return Reading("undecodable", None, reading.confidence,
                            note="compat reading does not follow the counter")
         if self.search(image):
+            assert self.location is not None   # a search that found the panel keeps where
             robust = self._robust_at(self.location, image)
             if robust is not None:
                 self._backoff, self._wait = 1, 0
@@ -271,10 +272,12 @@ class PanelReader:
             # a count is settled when its row alone fits SETTLE_FRAMES frames that read as a
             # running counter (a row of the wrong count reads as noise from frame to frame)
             idx, prev = fits[lone].index, self._vote
+            assert idx is not None   # fits holds only readings of a counter index
             runs = prev is not None and prev[0] == lone and 0 <= (idx - prev[1]) % (1 << lone) <= \
                 8 + 2 * (self._unsettled - prev[2])
-            chain = prev[3] + (idx != prev[1]) if runs else 1
+            chain = prev[3] + (idx != prev[1]) if runs and prev is not None else 1
             if chain >= SETTLE_FRAMES:
+                assert prev is not None   # a chain that long ran on from the previous vote
                 self._settle_bits(lone)
                 # the chain showed the counter running: this reading follows it
                 self._compat_prev, self._compat_since = prev[1], self._unsettled - prev[2] - 1
@@ -339,6 +342,7 @@ class PanelReader:
             self._wait -= 1
             return Reading("undecodable", None, 0.0, note="no panel found")
         if self.search(image):
+            assert self.location is not None   # a search that found the panel keeps where
             reading = self._robust_at(self.location, image)
             if reading is not None:
                 self._backoff, self._wait = 1, 0
@@ -370,6 +374,7 @@ class PanelReader:
         indices: list[int] = []
         for r in good:
             if not indices or indices[-1] != r.index:
+                assert r.index is not None   # good holds only bands that read an index
                 indices.append(r.index)
         conf = min(r.confidence for r in good)
         if len(set(indices)) > 1:
