@@ -3,8 +3,10 @@
 V4L2 nodes come from :func:`core.capture.list_devices` (read-only ioctls: nothing is started);
 an X11 screen grab of the current display is listed too when ``DISPLAY`` is set and its server
 answers (:mod:`core.capture.xdisplay`), and of the other answering displays in the X11 socket
-folder; a display that does not answer is never listed.  With no V4L2 capture device the list
-says so plainly.
+folder; a display that does not answer is never listed.  A display of several X screens
+(``Xvfb :N -screen 0 ... -screen 1 ...``) is listed once per X screen, ``x11grab::N.S``:
+x11grab grabs one X screen, ``:N`` alone the first.  With no V4L2 capture device the list says
+so plainly.
 """
 
 from __future__ import annotations
@@ -32,24 +34,53 @@ def run(args) -> int:
                        "`testcard decode --live SOURCE` and `testcard latency --source SOURCE`)")
     devices = list_devices()
     grabs = screen_grabs()
+    current = x_screens(grabs["current"])
+    others = [x_screens(spec) for spec in grabs["others"]]
     if args.json:
         print_json({"devices": [d.to_dict() for d in devices],
                     "capture_devices": len(capture_devices(devices)),
                     "screen_grab": grabs["current"], "screen_grab_dead": grabs["current_dead"],
                     "other_screen_grabs": grabs["others"], "dead_displays": grabs["dead"],
+                    "x_screens": [g for found in (current, *others) for g in found],
                     "none_found": None if capture_devices(devices) else NONE_FOUND})
         return 0
     for line in describe_devices(devices):
         print(line)
-    if grabs["current"]:
+    if len(current) > 1:
+        for g in current:
+            print(f"{g['spec']}  X screen {g['x_screen']} of {g['display']}, {g['size']}"
+                  f"{' (DISPLAY)' if g['default'] else ''} (screen grab; add +X,Y to start at an offset)")
+    elif grabs["current"]:
         print(f"{grabs['current']}  the X11 screen (screen grab; add +X,Y to start at an offset)")
     elif grabs["current_dead"]:
         print(f"no screen grab of DISPLAY={grabs['display']}: {grabs['current_dead']}")
     else:
         print("no X11 display (DISPLAY is not set): no screen grab")
-    for spec in grabs["others"]:
-        print(f"{spec}  another X11 screen on this machine (screen grab)")
+    for spec, found in zip(grabs["others"], others, strict=True):
+        if len(found) > 1:
+            for g in found:
+                print(f"{g['spec']}  X screen {g['x_screen']} of {g['display']}, {g['size']}, "
+                      "another X11 display on this machine (screen grab)")
+        else:
+            print(f"{spec}  another X11 screen on this machine (screen grab)")
     if grabs["dead"]:
         print(f"({grabs['dead']} X11 display socket{'s' if grabs['dead'] != 1 else ''} without a "
               "server left out)")
     return 0
+
+
+def x_screens(spec: str | None) -> list[dict]:
+    """One x11grab source per X screen of the display ``spec`` grabs (``x11grab::N`` or
+    ``x11grab::N.S``, its server known to answer): ``spec``, ``display``, ``x_screen``, ``size``
+    and ``default`` (the screen ``spec`` itself names); empty when the screens cannot be read."""
+    import re
+
+    from core.capture.devices import x_screen_sizes
+
+    m = re.fullmatch(r"x11grab:(?P<host>[^:]*):(?P<n>\d+)(?:\.(?P<s>\d+))?(?P<at>\+.*)?", spec or "")
+    if m is None:
+        return []
+    sizes = x_screen_sizes(f"{m['host']}:{m['n']}") or []
+    mine = int(m["s"] or 0)
+    return [{"spec": f"x11grab:{m['host']}:{m['n']}.{i}", "display": f"{m['host']}:{m['n']}", "x_screen": i,
+             "size": f"{w}x{h}", "default": i == mine} for i, (w, h) in enumerate(sizes)]

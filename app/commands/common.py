@@ -117,6 +117,11 @@ class Number:
         return f"Number({self.lo:g}, {self.hi:g}, {self.unit!r})"
 
 
+SCREEN_HELP = ("the output screen: its index (0, 1, ...) or its name when no other screen shares it. "
+               "The index counts the screens of the display testcard connects to, in that "
+               "connection's order: under X11, DISPLAY=:0.1 lists X screen 1 first, so index 0 is "
+               "X screen 1 there and X screen 0 under DISPLAY=:0 (a bad --screen lists them)")
+
 # ranges shared by several commands' options
 RATE_HZ = Number(0, 10000, "fps", above=True)          # a capture or display rate
 RUN_S = Number(0, 86400, "s", above=True)             # how long a run or timeout lasts (a day at most)

@@ -16,7 +16,7 @@ import logging
 import sys
 import time
 
-from app.commands.common import CliError, one_line, print_json, print_table
+from app.commands.common import SCREEN_HELP, CliError, one_line, print_json, print_table
 
 DISPLAY_WHY = "the output, its surface and its presents need a display to be checked"
 
@@ -32,7 +32,7 @@ def register(sub) -> None:
                     "stderr; exit status 1 when a check failed.")
     p.add_argument("--json", action="store_true", help="print every check as one JSON document")
     p.add_argument("--screen", metavar="INDEX|NAME",
-                   help="the output screen to check (default: the one testcard would use)")
+                   help="the screen to check (default: the one testcard would use): " + SCREEN_HELP)
     p.add_argument("--quick", action="store_true",
                    help="skip the compiled paths (each compile costs seconds) and present fewer frames")
     p.set_defaults(func=run)

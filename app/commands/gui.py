@@ -16,6 +16,7 @@ import copy
 from dataclasses import dataclass
 
 from app.commands.common import (
+    SCREEN_HELP,
     add_metrics_option,
     add_transfer_arguments,
     metrics_address,
@@ -64,8 +65,7 @@ def add_start_options(p) -> None:
     p.add_argument("--counter-bits", type=int, help="counter bits with --counter (default: as last time)")
     add_transfer_arguments(p, mastering=False)
     p.add_argument("--screen", metavar="INDEX|NAME",
-                   help="the output screen: its index (0, 1, ... as the Output menu lists them) or "
-                        "its name when no other screen shares it")
+                   help=SCREEN_HELP + "; the Output menu lists them in the same order")
     add_metrics_option(p)
 
 

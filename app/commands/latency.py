@@ -29,6 +29,7 @@ import time
 from app.commands.common import (
     RATE_HZ,
     RUN_S,
+    SCREEN_HELP,
     CliError,
     Number,
     Progress,
@@ -58,7 +59,7 @@ def register(sub) -> None:
     live.add_argument("--source", metavar="SOURCE",
                       help="capture source: v4l2:/dev/videoN, x11grab:DISPLAY[+X,Y] or a video file/FIFO "
                            "(`testcard capture --list` lists devices)")
-    live.add_argument("--screen", metavar="INDEX|NAME", help="output screen (default: the primary)")
+    live.add_argument("--screen", metavar="INDEX|NAME", help=SCREEN_HELP + " (default: the primary)")
     live.add_argument("--size", metavar="WxH", help="counter frame size (default: the screen's size)")
     live.add_argument("--seconds", type=RUN_S, default=10.0, help="capture this long (default 10)")
     live.add_argument("--capture-fps", type=RATE_HZ, metavar="F",

@@ -38,7 +38,8 @@ def register(sub) -> None:
                    help="live: in the real presenter on a screen; render: renders in isolation "
                         "(default: live where a display is available, else render)")
     p.add_argument("--screen", type=int, default=None, metavar="N",
-                   help="the screen a live race presents on, by index (default: the primary)")
+                   help="the screen a live race presents on, by index (default: the primary); the index "
+                        "counts the screens of the display connection, as --screen of testcard show does")
     p.add_argument("--rounds", type=int, default=9, help="rounds, candidates rotated (default 9)")
     p.add_argument("--frames", type=int, default=50, help="timed frames per round (default 50)")
     p.add_argument("--warmup", type=int, default=5, help="untimed frames per round (default 5)")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from app.commands.common import (
     RUN_S,
+    SCREEN_HELP,
     Number,
     add_metrics_option,
     check_output,
@@ -62,7 +63,7 @@ def register(sub) -> None:
                    help="accept clients from this address or network only (repeatable, e.g. "
                         "192.168.1.20 or 192.168.1.0/24; default: any that reaches the port)")
     p.add_argument("--screen", metavar="INDEX|NAME",
-                   help="the output screen: its index (0, 1, ...) or its name (default: the primary)")
+                   help=SCREEN_HELP + " (default: the primary)")
     p.add_argument("--bit-depth", type=int,
                    help="the frame's bit depth 1..16 (default: the output surface's, 8 or 10); a patch "
                         "at another depth is rescaled and the log says so")

@@ -8,6 +8,9 @@ banner over it that says which screen this is.
 
 from __future__ import annotations
 
+import os
+import re
+
 from PySide6.QtCore import QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication, QWindow
 from PySide6.QtWidgets import QLabel, QWidget
@@ -17,9 +20,12 @@ from app.preview.placement import (
     ScreenIdentity,
     ScreenRecord,
     banner_lines,
+    distinguish,
     match_screen,
     place_output,
+    x_screen_numbers,
 )
+from core.capture.devices import x_screen_sizes
 
 BANNER_MS = 4000   # how long the fullscreen banner stays up
 
@@ -39,9 +45,43 @@ def screen_record(screen, index: int = 0, primary=None) -> ScreenRecord:
 
 
 def screen_records(exclude=None) -> list[ScreenRecord]:
-    """Every screen (but ``exclude``, one being removed), indexed in Qt's order."""
+    """Every screen (but ``exclude``, one being removed), indexed in Qt's order; those whose
+    name tells them from no other carry their X screen and geometry (:func:`distinguish`)."""
     primary = QGuiApplication.primaryScreen()
-    return [screen_record(s, i, primary) for i, s in enumerate(qscreens()) if s is not exclude]
+    screens = qscreens()
+    display, numbers = _x_screens(screens)
+    records = distinguish([screen_record(s, i, primary) for i, s in enumerate(screens)], display, numbers)
+    return [r for r, s in zip(records, screens, strict=True) if s is not exclude]   # indices kept
+
+
+def _x_screens(screens: list) -> tuple[str | None, list[int] | None]:
+    """The display connection and each screen's X screen under xcb (else ``None, None``)."""
+    if QGuiApplication.platformName() != "xcb":
+        return None, None
+    display = os.environ.get("DISPLAY", "")
+    m = re.fullmatch(r"([^:]*):(\d+)(?:\.(\d+))?", display.strip())
+    if m is None:
+        return None, None
+    groups, first = [], []
+    for s in screens:
+        siblings = s.virtualSiblings() if hasattr(s, "virtualSiblings") else [s]
+        lead = next((k for k, f in enumerate(first) if f in siblings), None)
+        if lead is None:
+            first.append(s)
+            lead = len(first) - 1
+        groups.append(lead)
+    numbers = x_screen_numbers(groups, int(m.group(3) or 0))
+    # Qt's order is inferred (x_screen_numbers): said only where the server's own screens agree
+    sizes = x_screen_sizes(display.strip())
+    if sizes is None or len(sizes) != len(first) or not all(
+            _fits(s, sizes[n]) for s, n in zip(screens, numbers, strict=True)):
+        numbers = None
+    return display.strip(), numbers
+
+
+def _fits(screen, size: tuple[int, int]) -> bool:
+    g, dpr = screen.geometry(), float(screen.devicePixelRatio())
+    return round((g.x() + g.width()) * dpr) <= size[0] and round((g.y() + g.height()) * dpr) <= size[1]
 
 
 def qscreen_of(record: ScreenRecord | None):

@@ -35,6 +35,8 @@ class ScreenRecord:
     manufacturer: str = ""
     model: str = ""
     serial: str = ""
+    x_screen: str = ""        # "X screen :0.1", where known and the name tells it from no other
+    unnamed: bool = False     # its name tells it from no other screen (generic, or shared)
 
     @property
     def native_size(self) -> tuple[int, int]:
@@ -64,9 +66,20 @@ class ScreenRecord:
 
     @property
     def title(self) -> str:
-        """``"1: HDMI-1 (Dell U2720Q, SN 4B1X)"``: index, name, and maker where known."""
-        maker = f" ({self.maker})" if self.maker else ""
-        return f"{self.index}: {self.name}{maker}"
+        """``"1: HDMI-1 (Dell U2720Q, SN 4B1X)"``: index, name, and maker where known; where the
+        name tells the screen from no other, its X screen and geometry too
+        (``"1: screen (X screen :0.1, 1280x720 at 0,0)"``, :func:`distinguish`)."""
+        return self._head(geometry=True)
+
+    @property
+    def heading(self) -> str:
+        """:attr:`title` without the geometry, for a line that gives the :attr:`mode` beside it."""
+        return self._head(geometry=False)
+
+    def _head(self, geometry: bool) -> str:
+        where = f"{self.width}x{self.height} at {self.x},{self.y}" if geometry and self.unnamed else ""
+        extra = ", ".join(p for p in (self.maker, self.x_screen, where) if p)
+        return f"{self.index}: {self.name}" + (f" ({extra})" if extra else "")
 
     @property
     def mode(self) -> str:
@@ -79,7 +92,7 @@ class ScreenRecord:
     def label(self) -> str:
         """The Output menu's entry: distinct for every screen, even when names repeat."""
         primary = ", primary" if self.primary else ""
-        return f"{self.title} \u2014 {self.mode}{primary}"
+        return f"{self.heading} \u2014 {self.mode}{primary}"
 
 
 @dataclass(frozen=True)
@@ -270,9 +283,46 @@ def resolve_screen(screens: list[ScreenRecord], text: str) -> ScreenRecord:
     raise ValueError(f"--screen {text!r}: no screen has that name or index; connected: {listing}")
 
 
+GENERIC_NAMES = ("", "screen")   # what Qt's xcb plugin calls a screen that has no output name
+
+
+def x_screen_numbers(groups: list[int], default: int) -> list[int]:
+    """The X screen of each of Qt's screens under xcb, from ``groups[i]`` (which virtual desktop
+    screen ``i`` is on: each X screen is one, numbered in order of first appearance) and the
+    display connection's default X screen (``S`` of ``DISPLAY=:N.S``).  Qt lists the default X
+    screen's screens first, then the other X screens in ascending order (seen with Xvfb and
+    ``:N.0``, ``:N.1``, ``:N.2``): so an index counts from the connection, not the server."""
+    count = max(groups, default=-1) + 1
+    order = [default, *(k for k in range(count) if k != default)] if 0 <= default < count \
+        else list(range(count))
+    return [order[g] for g in groups]
+
+
+def distinguish(screens: list[ScreenRecord], display: str | None = None,
+                x_screens: list[int] | None = None) -> list[ScreenRecord]:
+    """``screens`` with every screen whose name tells it from no other (generic, or shared)
+    marked :attr:`ScreenRecord.unnamed` (its title then carries its geometry) and given its X
+    screen on ``display`` (``":N.S"`` for ``x_screens[i]``, when known).  Screens with a name
+    of their own are left as they are."""
+    from dataclasses import replace
+
+    names = [s.name for s in screens]
+    host = display.rsplit(":", 1)[0] if display and ":" in display else None
+    number = display.rsplit(":", 1)[1].split(".", 1)[0] if host is not None else ""
+    out = []
+    for i, s in enumerate(screens):
+        if s.name not in GENERIC_NAMES and names.count(s.name) == 1:
+            out.append(s)
+            continue
+        known = x_screens is not None and host is not None and i < len(x_screens)
+        out.append(replace(s, unnamed=True, x_screen=f"X screen {host}:{number}.{x_screens[i]}"
+                           if known else ""))
+    return out
+
+
 def banner_lines(screen: ScreenRecord) -> list[str]:
     """What the fullscreen banner says: which screen this is, and how to leave."""
-    return [f"Screen {screen.title}", screen.mode, "Esc or F11 to leave"]
+    return [f"Screen {screen.heading}", screen.mode, "Esc or F11 to leave"]
 
 
 def frame_rect(frame_w: int, frame_h: int, area_w: int, area_h: int,

@@ -9,6 +9,8 @@ empty.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import errno
 import os
 import re
@@ -67,6 +69,33 @@ def screen_grab_spec(environ=None) -> str | None:
     """``x11grab:DISPLAY`` for the current X display (None when ``DISPLAY`` is not set)."""
     display = (os.environ if environ is None else environ).get("DISPLAY", "").strip()
     return f"x11grab:{display}" if display else None
+
+
+def x_screen_sizes(display: str) -> list[tuple[int, int]] | None:
+    """(width, height) in pixels of every X screen of ``display``'s server, in screen order, as
+    libX11 reads them from the connection (its authorisation included); None where libX11 is
+    missing or the display cannot be opened.  Ask only a display that answers
+    (:func:`core.capture.xdisplay.display_answers`): a server that never replies would hang it."""
+    name = ctypes.util.find_library("X11")
+    if name is None:
+        return None
+    try:
+        x = ctypes.CDLL(name)
+    except OSError:
+        return None
+    x.XOpenDisplay.restype, x.XOpenDisplay.argtypes = ctypes.c_void_p, [ctypes.c_char_p]
+    for f in (x.XScreenCount, x.XDisplayWidth, x.XDisplayHeight):
+        f.restype = ctypes.c_int
+    x.XScreenCount.argtypes = [ctypes.c_void_p]
+    x.XDisplayWidth.argtypes = x.XDisplayHeight.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    x.XCloseDisplay.argtypes = [ctypes.c_void_p]
+    dpy = x.XOpenDisplay(display.encode())
+    if not dpy:
+        return None
+    try:
+        return [(x.XDisplayWidth(dpy, i), x.XDisplayHeight(dpy, i)) for i in range(x.XScreenCount(dpy))]
+    finally:
+        x.XCloseDisplay(dpy)
 
 
 def source_problem(spec: str, timeout: float = 2.0) -> str | None:

@@ -90,7 +90,7 @@ def listing(capsys, *extra):
     return out.out
 
 
-def test_no_device_is_said_plainly(capsys, devices, monkeypatch):
+def test_no_device_is_said_plainly(capsys, devices, monkeypatch, xsockets):   # no other X server either
     monkeypatch.delenv("DISPLAY", raising=False)
     out = listing(capsys)
     assert out.splitlines() == [NONE_FOUND, "no X11 display (DISPLAY is not set): no screen grab"]

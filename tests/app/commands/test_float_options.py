@@ -28,6 +28,7 @@ def _float_options(parser, path=()):
 
 
 OPTIONS = list(_float_options(build_parser()))
+IDS = [f"{' '.join(p)} {o}" for p, o, _ in OPTIONS]
 
 
 def test_the_sweep_finds_the_float_options():
@@ -38,14 +39,14 @@ def test_the_sweep_finds_the_float_options():
     assert len(OPTIONS) >= 14
 
 
-@pytest.mark.parametrize(("path", "option", "kind"), OPTIONS, ids=[f"{' '.join(p)} {o}" for p, o, _ in OPTIONS])
+@pytest.mark.parametrize(("path", "option", "kind"), OPTIONS, ids=IDS)
 def test_every_float_option_has_a_range(path, option, kind):
     # a bare float would let inf, nan and 1e300 through to the command
     assert isinstance(kind, Number), f"testcard {' '.join(path)} {option} is a bare float"
     assert kind.contains(kind.lo if not kind.above else kind.hi)
 
 
-@pytest.mark.parametrize(("path", "option", "kind"), OPTIONS, ids=[f"{' '.join(p)} {o}" for p, o, _ in OPTIONS])
+@pytest.mark.parametrize(("path", "option", "kind"), OPTIONS, ids=IDS)
 @pytest.mark.parametrize("value", BAD)
 def test_non_finite_and_huge_values_are_one_line_naming_the_range(capsys, path, option, kind, value):
     assert main([*path, f"{option}={value}"]) == 2

@@ -286,5 +286,6 @@ def test_screen_records_carry_index_and_maker(monkeypatch):
                  FakeScreen("A", 10, 0, 10, 10, manufacturer="Eizo", model="CG319X", serial="77"))
     recs = output_mod.screen_records()
     assert recs[1] == ScreenRecord("A", 10, 0, 10, 10, index=1, manufacturer="Eizo", model="CG319X",
-                                   serial="77")
+                                   serial="77", unnamed=True)      # "A" twice: the geometry tells them apart
+    assert [r.title for r in recs] == ["0: A (10x10 at 0,0)", "1: A (Eizo CG319X, SN 77, 10x10 at 10,0)"]
     assert [r.index for r in output_mod.screen_records(exclude=output_mod.qscreens()[0])] == [1]

@@ -14,6 +14,7 @@ from app.preview import (
     primary_screen,
     resolve_screen,
 )
+from app.preview.placement import distinguish, x_screen_numbers
 
 pytestmark = pytest.mark.qt   # app.preview's door imports Qt; these tests use none of it
 
@@ -206,3 +207,33 @@ def test_the_settings_file_keeps_an_identity_and_refuses_a_damaged_one():
     assert bad.output_screen_id is None
     assert len(problems) == 1 and problems[0].startswith(
         "settings.json: output_screen_id: geometry: expected null or [x, y, width, height], got [0, 0, 0, 9]")
+
+
+# ---------------------------------------------------------------- screens the name does not tell apart
+def test_qt_lists_the_connection_s_x_screen_first_then_the_others_in_order():
+    # one screen per X screen (Xvfb -screen 0 ... -screen 1 ... -screen 2 ...), DISPLAY=:N.S
+    assert x_screen_numbers([0, 1, 2], 0) == [0, 1, 2]
+    assert x_screen_numbers([0, 1, 2], 1) == [1, 0, 2]
+    assert x_screen_numbers([0, 1, 2], 2) == [2, 0, 1]
+    # two RandR outputs on X screen 1 (siblings), one on X screen 0
+    assert x_screen_numbers([0, 0, 1], 1) == [1, 1, 0]
+    assert x_screen_numbers([0, 1], 7) == [0, 1]        # a default screen that is not there: as listed
+
+
+def test_screens_without_a_name_of_their_own_are_named_by_x_screen_and_geometry():
+    big = ScreenRecord("screen", 0, 0, 1920, 1080, primary=True, index=0)
+    small = ScreenRecord("screen", 0, 0, 1280, 720, index=1)
+    named = [*distinguish([small, big], ":9.1", [1, 0])]
+    assert [s.title for s in named] == ["1: screen (X screen :9.1, 1280x720 at 0,0)",
+                                        "0: screen (X screen :9.0, 1920x1080 at 0,0)"]
+    twins = distinguish([TWIN_0, TWIN_1], "host:3", [0, 1])
+    assert [s.title for s in twins] == ["0: screen (X screen host:3.0, 1280x720 at 0,0)",
+                                        "1: screen (X screen host:3.1, 1280x720 at 0,0)"]
+    assert len({s.label for s in twins}) == 2
+    # no X screen known (offscreen, Wayland, or not confirmed by the server): the geometry alone
+    assert distinguish([TWIN_0], None, None)[0].title == "0: screen (1280x720 at 0,0)"
+    # a name of its own is left alone; a shared one gets the rest, its maker kept
+    assert distinguish([LAPTOP, TV], ":0", [0, 0]) == [LAPTOP, TV]
+    a, b = distinguish([BENCH_A, BENCH_B], ":0", [0, 0])
+    assert a.title == "0: DP-1 (Dell U2720Q, SN 4B1X, X screen :0.0, 1920x1080 at 0,0)"
+    assert b.identity == BENCH_B.identity          # naming is not identity: settings still match
