@@ -172,3 +172,17 @@ def test_stop_while_the_first_poll_waits_returns_promptly(app, listener, stoppin
     client.stop()
     assert not client.running
     conn.close()
+
+
+def test_resolve_user_disconnect_fails_the_senders_very_next_send(app, listener, stopping):
+    """DisplayCAL only ever sends: after a graceful close its first send would still succeed
+    and only the second fail; the reset (SO_LINGER 0) on disconnect fails the first."""
+    client = resolve_client(app, listener.getsockname()[1], stopping)
+    conn = accept(listener)
+    conn.sendall(senders.displaycal_calman((0.5,) * 3))
+    app.wait_patches(1)
+    client.stop()                                      # the user disconnects; stop() has joined
+    assert "asked to" in app.wait_event("disconnected")["message"]
+    with pytest.raises((ConnectionResetError, BrokenPipeError)):
+        conn.send(senders.displaycal_calman((0.25,) * 3))   # the first send after it
+    conn.close()
