@@ -167,8 +167,8 @@ class DecisionCache:
         except FileNotFoundError:
             return ix.MISSING
         except DecisionFileError as exc:
-            sig = self._stat()
-            return ix.State("corrupt", sig if isinstance(sig, tuple) else None, problem=str(exc))
+            st = self._stat()
+            return ix.State("corrupt", st if isinstance(st, tuple) else None, problem=str(exc))
         except OSError as exc:
             return ix.State("unreadable", ("unreadable",), problem=(
                 f"cannot read the decision cache {self.path}: {_why(exc)}; using the defaults"))
@@ -211,10 +211,10 @@ class DecisionCache:
         if idx.held and not disk:
             return state if state is not None else ix.State(
                 "loading", problem=f"the decision cache {self.path} is still being read")
-        if self._current(state, self._stat()):
+        if state is not None and self._current(state, self._stat()):
             return state
         with idx.lock:
-            if self._current(idx.state, self._stat()):
+            if idx.state is not None and self._current(idx.state, self._stat()):
                 return idx.state
             new = self._parse()
             if new.kind == "corrupt":

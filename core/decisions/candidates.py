@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable, Generator, Sequence
@@ -79,7 +80,7 @@ def band_candidates(band, device: str = "cpu", paths: Sequence[str] | None = Non
         if why:
             unavailable[p] = why
         else:
-            runnable.append(Candidate(p, lambda p=p: EngineRunner(spec, p, device, band.fmt)))
+            runnable.append(Candidate(p, functools.partial(EngineRunner, spec, p, device, band.fmt)))
     reference = Candidate(REFERENCE, lambda: EngineRunner(spec, REFERENCE, "cpu", band.fmt))
     return runnable, unavailable, reference
 
@@ -131,6 +132,7 @@ class RaceRequest:
               clock: Callable[[], float] = time.perf_counter
               ) -> Generator[RaceProgress, None, RaceResult]:
         if self.form == "live":
+            assert self.present is not None   # __post_init__ refuses a live race without it
             return live_race_band(self.band, self.present, self.device, list(self.paths),
                                   settings=self.settings, clock=clock, cancel=cancel)
         return race_band(self.band, self.device, list(self.paths), settings=self.settings,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
+from typing import Literal, overload
 
 
 class DecisionFileError(ValueError):
@@ -15,6 +16,10 @@ class NewerSchemaError(DecisionFileError):
     """A document written by a newer testcard (a schema above :data:`core.decisions.schema.SCHEMA`)."""
 
 
+@overload
+def number_field(v, what: str, hi: float, *, none_ok: Literal[False] = False) -> float: ...
+@overload
+def number_field(v, what: str, hi: float, *, none_ok: bool = False) -> float | None: ...
 def number_field(v, what: str, hi: float, *, none_ok: bool = False) -> float | None:
     if v is None and none_ok:
         return None
@@ -55,6 +60,12 @@ def clean_text(text: str, limit: int) -> str:
                    for ch in text)
 
 
+@overload
+def text_field(v, what: str, limit: int, *, none_ok: Literal[False] = False, empty_ok: bool = True,
+               multiline: bool = False) -> str: ...
+@overload
+def text_field(v, what: str, limit: int, *, none_ok: bool = False, empty_ok: bool = True,
+               multiline: bool = False) -> str | None: ...
 def text_field(v, what: str, limit: int, *, none_ok: bool = False, empty_ok: bool = True,
           multiline: bool = False) -> str | None:
     if v is None and none_ok:

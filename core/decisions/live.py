@@ -291,7 +291,9 @@ def live_race(band: str, device: str, candidates: Sequence[Candidate], present: 
             try:
                 waited = yield from _serve(state, live[name], "open")
                 live[name].round(s.warmup, 1)
-                _check_period(periods, live[name].period_ms)
+                shown_at = live[name].period_ms
+                assert shown_at is not None   # a round shows frames, which set it
+                _check_period(periods, shown_at)
             except (RaceCancelled, LiveOutputLost):
                 raise
             except Exception as exc:

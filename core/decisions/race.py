@@ -57,7 +57,9 @@ class Runner(Protocol):
     """
 
     ready: bool
-    compile_seconds: float | None
+
+    @property
+    def compile_seconds(self) -> float | None: ...   # read-only: an attribute or a property
 
     def render(self, index: int) -> np.ndarray: ...
 
@@ -207,7 +209,7 @@ class RaceState:
                 (self._counted is None or self._counted[1] != self.done):
             self._counted = (now, self.done)
         remaining = None
-        if phase != "open" and self._counted is not None:
+        if phase != "open" and self._counted is not None and self.t_timed is not None:   # counted: timed
             # the rate of the frames counted so far, from the last one counted on: time spent
             # since then waiting (a compile, a path not yet serving) counts down, never up
             at, done = self._counted

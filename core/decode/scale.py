@@ -92,6 +92,7 @@ def geometry_from_manifest(doc: dict, name: str = "manifest") -> PlateGeometry:
     for field, v in (("width", w), ("height", h)):
         if type(v) is not int or not 1 <= v <= 1 << 20:
             raise ValueError(f"manifest {name}: {field} must be a whole number of pixels, got {v!r}")
+    assert isinstance(w, int) and isinstance(h, int)   # checked just above
     if isinstance(pct, bool) or not isinstance(pct, (int, float)) or not 0 < pct <= 100:
         raise ValueError(f"manifest {name}: params.diameter must be a percentage 0..100, got {pct!r}")
     return PlateGeometry(plate_diameter(w, h, float(pct)))
@@ -209,7 +210,7 @@ def _locate(g: np.ndarray) -> tuple[float, float, float]:
     f = np.fft.rfft2(small, s=(2 * hs, 2 * ws))
     f2 = f * f
     mag = np.abs(f2)
-    conv = np.fft.irfft2(f2 / (mag + 1e-9 * mag.max() + 1e-300), s=(2 * hs, 2 * ws))
+    conv: np.ndarray = np.fft.irfft2(f2 / (mag + 1e-9 * mag.max() + 1e-300), s=(2 * hs, 2 * ws))
     conv = cv2.GaussianBlur(conv, (0, 0), 1.0)
     iy, ix = np.unravel_index(int(np.argmax(conv)), conv.shape)
     spread = float(conv.std())
@@ -272,7 +273,8 @@ def _chirp_rate(g: np.ndarray, axis: int, d: float) -> float | None:
     while delta <= length / 3:
         f, prominence = _tone(g, delta, axis)
         rung = (delta, f) if f is not None and prominence >= MIN_PROMINENCE else None
-        if rung is not None and last is not None and abs((f / delta) / (last[1] / last[0]) - 1) < AGREE:
+        if rung is not None and f is not None and last is not None \
+                and abs((f / delta) / (last[1] / last[0]) - 1) < AGREE:
             best = f / delta
             if 2 * f > TONE_TOP:
                 break     # the next rung's tone would pass the top of the search

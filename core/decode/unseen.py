@@ -110,6 +110,8 @@ def apply_present_log(summary: dict, events: list[dict], durations: PresentDurat
     period = 1.0 / capture_fps
     gapped = {e["position"] for e in events if e["kind"] == "gap"}
     s = dict(summary)
+    dropped: Counter[int]
+    unobs: Counter[int]
     dropped, unobs = Counter(s.get("dropped", [])), Counter(s.get("unobservable_indices", []))
     missed: list[int] = list(s.get("capture_missed", []))
     out: list[dict] = []

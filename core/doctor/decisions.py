@@ -20,6 +20,7 @@ from core.patterns import make_spec
 CACHE_WHY = "the cache holds the measured verdicts; a bad one means every band renders on the default"
 BAND_WHY = "the path a band resolves to is the one the live output renders with"
 # the frames whose bands are resolved: the counter, an animated pattern, a static one
+BAND_SPECS: tuple[tuple[str, dict[str, int], int | None], ...]   # pattern, params, counter bits
 BAND_SPECS = (("counter", {}, None), ("checkerboard", {"invert_every": 1}, 16), ("bars", {}, None))
 
 
@@ -64,8 +65,9 @@ def decision_steps(size: tuple[int, int], fmt: str | Callable[[], str], device: 
     what ``fmt()`` says when the step runs: the surface's granted format is known only then)."""
     steps = [Step("decisions", "cache", lambda: check_cache(device), why=CACHE_WHY)]
     for pattern, params, bits in BAND_SPECS:
+        # mypy cannot infer a lambda with default arguments (they bind the loop's values)
         steps.append(Step("decisions", f"{pattern} band at {size[0]}x{size[1]}",
-                          lambda p=pattern, q=params, b=bits: check_band(
+                          lambda p=pattern, q=params, b=bits: check_band(  # type: ignore[misc]
                               p, q, b, size, fmt() if callable(fmt) else fmt, device),
                           why=BAND_WHY))
     return steps

@@ -42,6 +42,7 @@ def judge_presents(present_s, period_ms: float, name: str = "presents") -> Check
                      "the surface stopped presenting before the run could be judged",
                      {"presents": int(t.size), "period_ms": period_ms})
     s = summary(iv)
+    assert s is not None   # at least MIN_INTERVALS intervals
     tol = tolerance_ms(period_ms)
     within = float(np.mean(np.abs(iv - period_ms) <= tol))
     late = int(late_mask(iv, period_ms).sum())

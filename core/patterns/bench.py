@@ -7,6 +7,7 @@ its torch equivalent), so ratios compare like with like on a noisy machine.
 
 from __future__ import annotations
 
+import functools
 import statistics
 import time
 from collections.abc import Callable
@@ -76,7 +77,7 @@ def bench_patterns(width: int, height: int, backends=("numpy", "torch"), pattern
                 render(spec, frame, xp)
                 base()
             for _ in range(repeats):
-                t_pat += time_ms(lambda s=spec, f=frame, m=xp: render(s, f, m), 1, 0)
+                t_pat += time_ms(functools.partial(render, spec, frame, xp), 1, 0)
                 t_base += time_ms(base, 1, 0)
             med, bmed = statistics.median(t_pat), statistics.median(t_base)
             rows.append({"pattern": name, "backend": backend, "size": f"{width}x{height}",

@@ -75,6 +75,11 @@ def _checkerboard(ctx: Ctx, p):
     return Rows(rows, tr % 2, ctx.width, ctx.height)
 
 
+def _checkerboard_fits(p, w: int, h: int) -> None:
+    _at_most_one_per_pixel("columns", p["columns"], w, "width", "tile")
+    _at_most_one_per_pixel("rows", p["rows"], h, "height", "tile")
+
+
 register(Pattern(
     "checkerboard", "Geometry", "Checkerboard",
     "Tiles from a palette of 1-4 colours (display-patterns palette semantics). "
@@ -89,8 +94,7 @@ register(Pattern(
     ),
     _checkerboard,
     animates=lambda p: p.get("invert_every", 0) > 0,
-    fits=lambda p, w, h: (_at_most_one_per_pixel("columns", p["columns"], w, "width", "tile"),
-                          _at_most_one_per_pixel("rows", p["rows"], h, "height", "tile")),
+    fits=_checkerboard_fits,
 ))
 
 
@@ -179,7 +183,7 @@ def window_background(ctx: Ctx, p, patch_px: int) -> tuple[int, int, int]:
     for c in p["color"]:
         bg = (target * total - c * patch_px) / (total - patch_px)
         out.append(max(0, min(ctx.levels.top, int(math.floor(bg + 0.5)))))
-    return tuple(out)
+    return out[0], out[1], out[2]   # one per channel of the patch's colour
 
 
 def _window(ctx: Ctx, p):

@@ -202,7 +202,7 @@ def _bars_body(ctx: Ctx, p):
 
 
 def _scaled(edges, size: int, base: int) -> tuple[int, int]:
-    return tuple((2 * v * size + base) // (2 * base) for v in edges)  # type: ignore[return-value]
+    return tuple((2 * v * size + base) // (2 * base) for v in edges)
 
 
 def pluge_levels(levels: Levels) -> dict[str, int]:

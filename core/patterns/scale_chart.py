@@ -58,6 +58,7 @@ def chart_layout(width: int, height: int) -> dict:
     u = min(height // 36, width // 64)   # portrait frames: the width decides
     ruler = 2 * u
     x0, x1 = ruler, width - ruler
+    bands: list[dict]   # name, y, height
     bands, y = [], 0
     for name, n in TOP:
         bands.append({"name": name, "y": y, "height": n * u})

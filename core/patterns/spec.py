@@ -193,7 +193,7 @@ def _transfer(pat: Pattern, given: dict, transfer, levels: Levels) -> str:
 
 def _side(name: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
-            or not 1 <= value <= MAX_SIDE:
+            or not 1 <= int(value) <= MAX_SIDE:
         raise ValueError(f"{name}: expected an integer 1..{MAX_SIDE}, got {shown(value)}")
     return int(value)
 

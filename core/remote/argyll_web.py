@@ -100,7 +100,8 @@ def parse_body(body: str, *, video_levels: bool = False,
             if not _NUMBER.fullmatch(f) or len(f) > 32:
                 raise RemoteError(f"argyll-web: geometry {name}: cannot read {f[:40]!r} as a number")
             numbers.append(float(f))
-        rect = clip_rect(*numbers, "argyll-web: geometry")
+        x, y, w, h = numbers   # the four fields read above
+        rect = clip_rect(x, y, w, h, "argyll-web: geometry")
     else:
         raise RemoteError(f"argyll-web: expected #RRGGBB, got {body[:40]!r}")
     return RemotePatch(color=color, background=background, bits=8, rect=rect,

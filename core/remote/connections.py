@@ -10,6 +10,7 @@ transport (nothing is bound or connected until the transport's ``start()``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from core.remote import argyll_web, pgenerator, resolve, upgci
 from core.remote.address import LOOPBACK, AllowList, parse_host_port, parse_listen
@@ -100,7 +101,7 @@ def make_transport(conn: Connection, on_patch, *, resolution: tuple[int, int],
     if clock is not None:
         common["clock"] = clock
     allow = allow if isinstance(allow, AllowList) else AllowList(allow)
-    timeouts = {"idle_timeout_s": idle_timeout_s, "request_timeout_s": request_timeout_s}
+    timeouts: dict[str, Any] = {"idle_timeout_s": idle_timeout_s, "request_timeout_s": request_timeout_s}
     if conn.kind == "resolve":
         return ResolveClient(conn.host, conn.port, on_patch=on_patch, video_levels=video_levels, **common)
     if conn.kind == "argyll-web":

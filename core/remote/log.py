@@ -193,6 +193,7 @@ class RemoteLog:
 
     def _rotate(self) -> None:
         """The file over its cap becomes ``FILE.1``; a new one is begun."""
+        assert self._target is not None   # only a log in a file rotates
         self._sync()
         os.close(self._fd)
         os.replace(self._target, self._target.with_name(self._target.name + ".1"))

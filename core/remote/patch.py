@@ -74,7 +74,7 @@ def check_codes(values, bits: int, what: str) -> Colour:
     for name, v in zip(("red", "green", "blue"), values, strict=True):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral):
             raise RemoteError(f"{what} {name}: expected an integer code value, got {v!r:.40}")
-        if not 0 <= v <= top:
+        if not 0 <= int(v) <= top:
             raise RemoteError(f"{what} {name} {int(v)} is outside 0..{top}, the {bits}-bit range")
         out.append(int(v))
     return tuple(out)  # type: ignore[return-value]

@@ -155,7 +155,7 @@ def _colour(el: ET.Element, what: str, default_bits: int) -> tuple[tuple[int, in
         if not 0 <= v <= top:
             raise RemoteError(f"resolve: {what} {name} {v} is outside 0..{top}, the {bits}-bit range")
         values.append(v)
-    return tuple(values), bits  # type: ignore[return-value]
+    return tuple(values), bits
 
 
 def _geometry(el: ET.Element | None) -> tuple[float, float, float, float]:

@@ -34,6 +34,7 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import Literal, overload
 
 from core import version as testcard_version
 from core.remote import pgenerator, upgci
@@ -45,6 +46,10 @@ DEFAULT_REQUEST_TIMEOUT_S = 10.0
 MAX_TIMEOUT_S = 86400.0
 
 
+@overload
+def check_timeout(value, what: str, *, none_ok: Literal[False]) -> float: ...
+@overload
+def check_timeout(value, what: str, *, none_ok: bool = True) -> float | None: ...
 def check_timeout(value, what: str, *, none_ok: bool = True) -> float | None:
     """A timeout in seconds: finite, above 0, at most a day (None: none, where allowed)."""
     if value is None and none_ok:
@@ -106,7 +111,7 @@ class Server(Transport):
             raise RemoteError(f"{self.source}: cannot listen on {where}: "
                               f"{(e.strerror or str(e)).lower()}") from None
         self._listener = sock
-        self.bound = tuple(sock.getsockname()[:2])  # type: ignore[assignment]
+        self.bound = tuple(sock.getsockname()[:2])
         allowed = f", clients from {self.allow} only" if self.allow else ""
         self._emit("listening", f"{self.title} listening on {show_address(self.bound)}{allowed}",
                    address=self.bound[0], port=self.bound[1])
