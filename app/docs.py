@@ -1,15 +1,17 @@
-"""Regenerate the README's generated sections from the code they describe.
+"""Regenerate the manual's generated sections from the code they describe.
 
-    python -m app.docs            rewrite README.md in place
-    python -m app.docs --check    exit 1 when README.md is out of date (what the tests check)
+    python -m app.docs              rewrite every generated page of the manual (docs/) in place
+    python -m app.docs --check      exit 1 when a generated page is out of date (what CI checks)
+    python -m app.docs FILE.md ...  only these files, each section of GENERATORS they mark
 
-Sections (between ``<!-- section:NAME -->`` and ``<!-- /section:NAME -->``):
-``catalog`` from :func:`core.patterns.registry.catalog`, ``cli`` from :func:`app.cli.build_parser`
-(every command, nested ``bench`` commands included), ``env`` from :data:`ENV_VARS`,
-which a test holds to the variables the code really reads, and ``shortcuts`` from the main
-window's shortcut table (``app.window.SHORTCUTS``, Qt-free; a Qt test holds it to the window's
-real actions).  Everything outside these
-markers is left alone.  Never imports Qt.
+A section is the text between ``<!-- section:NAME -->`` and ``<!-- /section:NAME -->``;
+:data:`SECTIONS` says which file holds which section and the generator that writes it:
+``catalog`` from :func:`core.patterns.registry.catalog`, ``presets`` from the built-in presets,
+``cli`` from :func:`app.cli.build_parser` (every command, nested ``bench`` ones included),
+``env`` from :data:`ENV_VARS`, which a test holds to the variables the code really reads, and
+``shortcuts`` from the window's shortcut table (``app.window.SHORTCUTS``, Qt-free; a Qt test
+holds it to the window's real actions).  Everything outside the markers is left alone; the
+README is the front door and holds none.  Never imports Qt.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from core.atomic import atomic_text
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 HINT = "run python -m app.docs"
 
 # name -> what it does.  Every variable the code reads is here (tests/app/test_docs.py).
@@ -79,10 +82,10 @@ def section_bounds(text: str, name: str) -> tuple[int, int]:
     """Start and end offsets of the content between a section's markers."""
     start, end = f"<!-- section:{name} -->", f"<!-- /section:{name} -->"
     if text.count(start) != 1 or text.count(end) != 1:
-        raise ValueError(f"README needs exactly one {start} and one {end}")
+        raise ValueError(f"needs exactly one {start} and one {end}")
     i, j = text.index(start) + len(start), text.index(end)
     if j < i:
-        raise ValueError(f"README: {end} comes before {start}")
+        raise ValueError(f"{end} comes before {start}")
     return i, j
 
 
@@ -96,6 +99,11 @@ def replace_section(text: str, name: str, body: str) -> str:
     return text[:i] + "\n" + body.strip("\n") + "\n" + text[j:]
 
 
+def sections_in(text: str) -> list[str]:
+    """The generated sections (names of :data:`GENERATORS`) a text has markers for."""
+    return [n for n in GENERATORS if f"<!-- section:{n} -->" in text]
+
+
 def _cell(text) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
@@ -104,8 +112,7 @@ def _cell(text) -> str:
 def catalog_markdown() -> str:
     from core.patterns import catalog
 
-    lines = ["### Catalog", "",
-             "Generated from the registry (`python -m app.docs`); `testcard patterns` prints the same "
+    lines = ["Generated from the registry (`python -m app.docs`); `testcard patterns` prints the same "
              "with every parameter's description.", "",
              "| pattern | group | animates | parameters: default (range) | what it shows |",
              "| --- | --- | --- | --- | --- |"]
@@ -113,16 +120,14 @@ def catalog_markdown() -> str:
         params = ", ".join(_param_summary(p) for p in pat.params) or "none"
         lines.append(f"| `{pat.name}` | {pat.group} | {'yes' if pat.can_animate else ''} | "
                      f"{_cell(params)} | {_cell(pat.description)} |")
-    return "\n".join(lines + ["", presets_markdown()])
+    return "\n".join(lines)
 
 
 def presets_markdown() -> str:
     from core.patterns import builtin_presets
 
-    lines = ["### Presets", "",
-             "Named sets of patterns: `testcard presets` lists them, `testcard presets NAME -o FOLDER` "
-             "renders one to files. Your own preset files (the same JSON as `resources/presets/`) go "
-             "in `presets/` in the settings folder.", "",
+    lines = ["Generated from the built-in presets (`python -m app.docs`); `testcard presets` lists "
+             "the same, with your own.", "",
              "| preset | frames | what it is for |", "| --- | --- | --- |"]
     for p in builtin_presets():
         patterns = ", ".join(dict.fromkeys(e.pattern for e in p.entries))
@@ -192,9 +197,9 @@ def _default(action) -> str:
 
 def _argument(action) -> str:
     if not action.option_strings:
-        return f"`{_metavar(action)}`"
+        return f"`{_cell(_metavar(action))}`"
     names = ", ".join(f"`{o}`" for o in action.option_strings)
-    return f"{names} {_metavar(action)}" if _takes_value(action) else names
+    return f"{names} {_cell(_metavar(action))}" if _takes_value(action) else names
 
 
 def _arguments(parser) -> list:
@@ -222,8 +227,7 @@ def cli_markdown(parser: argparse.ArgumentParser | None = None) -> str:
         from app.cli import build_parser
 
         parser = build_parser()
-    lines = ["## Command line", "",
-             "Generated from the parser (`python -m app.docs`); `testcard COMMAND --help` says the same. "
+    lines = ["Generated from the parser (`python -m app.docs`); `testcard COMMAND --help` says the same. "
              "`testcard` with no command starts the app. Bad input prints one line on stderr and "
              "exits 2.", ""]
     commands = list(_walk(parser, "testcard"))
@@ -235,7 +239,7 @@ def cli_markdown(parser: argparse.ArgumentParser | None = None) -> str:
         lines += ["", "Options of `testcard` itself: " + "; ".join(
             f"{_argument(a)}: {_cell(_help(a, 'testcard'))}" for a in top) + "."]
     for path, sub, helptext in commands:
-        lines += ["", f"### {path}", "", _cell(helptext[:1].upper() + helptext[1:]) + ".", "",
+        lines += ["", f"## {path}", "", _cell(helptext[:1].upper() + helptext[1:]) + ".", "",
                   f"    {_synopsis(path, sub)}", ""]
         args = _arguments(sub)
         if args:
@@ -261,8 +265,7 @@ def _anchor(heading: str) -> str:
 
 # ------------------------------------------------------------------ environment
 def env_markdown() -> str:
-    lines = ["## Environment variables", "",
-             "Every path testcard writes can be moved with these; the tests point them all at "
+    lines = ["Every path testcard writes can be moved with these; the tests point them all at "
              "temporary folders. (Generated by `python -m app.docs`; a test fails when the code reads "
              "a variable this table does not list.)", "",
              "| variable | effect |", "| --- | --- |"]
@@ -314,8 +317,7 @@ def _is_environ_call(func) -> bool:
 def shortcuts_markdown() -> str:
     from app.window import SHORTCUTS
 
-    lines = ["### Keyboard shortcuts", "",
-             "Generated from the window's shortcut table (`python -m app.docs`); Help > Keyboard "
+    lines = ["Generated from the window's shortcut table (`python -m app.docs`); Help > Keyboard "
              "shortcuts lists the same from the running window. They work from the control window, "
              "the preview and the fullscreen output alike.", "",
              "| keys | menu | action | what it does |", "| --- | --- | --- | --- |"]
@@ -324,49 +326,74 @@ def shortcuts_markdown() -> str:
     return "\n".join(lines)
 
 
-# ------------------------------------------------------------------ the README
-GENERATORS: dict[str, Callable[[], str]] = {
-    "catalog": catalog_markdown,
-    "cli": cli_markdown,
-    "env": env_markdown,
-    "shortcuts": shortcuts_markdown,
+# ------------------------------------------------------------------ the pages
+# (file, section) -> the generator that writes it: every generated section of the manual
+SECTIONS: dict[tuple[str, str], Callable[[], str]] = {
+    ("docs/patterns.md", "catalog"): catalog_markdown,
+    ("docs/presets.md", "presets"): presets_markdown,
+    ("docs/app.md", "shortcuts"): shortcuts_markdown,
+    ("docs/cli.md", "cli"): cli_markdown,
+    ("docs/environment.md", "env"): env_markdown,
 }
+GENERATORS: dict[str, Callable[[], str]] = {name: make for (_, name), make in SECTIONS.items()}
 
 
-def regenerate(text: str) -> str:
-    for name, make in GENERATORS.items():
-        text = replace_section(text, name, make())
+def pages() -> dict[Path, list[str]]:
+    """Each generated page (absolute path) and the sections it holds, as :data:`SECTIONS` says."""
+    out: dict[Path, list[str]] = {}
+    for file, name in SECTIONS:
+        out.setdefault(ROOT / file, []).append(name)
+    return out
+
+
+def regenerate(text: str, names: Iterable[str] | None = None) -> str:
+    """``text`` with the named sections (default: every one it has markers for) written anew."""
+    for name in (sections_in(text) if names is None else names):
+        text = replace_section(text, name, GENERATORS[name]())
     return text
 
 
-def stale_sections(text: str) -> list[str]:
-    new = regenerate(text)
-    return [n for n in GENERATORS if get_section(text, n) != get_section(new, n)]
+def stale_sections(text: str, names: Iterable[str] | None = None) -> list[str]:
+    names = sections_in(text) if names is None else list(names)
+    new = regenerate(text, names)
+    return [n for n in names if get_section(text, n) != get_section(new, n)]
+
+
+def _update(path: Path, names: list[str] | None, check: bool) -> bool:
+    """Check or rewrite one file; False when it is out of date (check) or cannot be done."""
+    where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    try:
+        text = path.read_text(encoding="utf-8")
+        names = sections_in(text) if names is None else names
+        stale = stale_sections(text, names)
+    except (OSError, ValueError) as exc:
+        print(f"app.docs: {where}: {exc}", file=sys.stderr)
+        return False
+    if not names:
+        print(f"{where} has no generated section", file=sys.stderr)
+    elif stale and check:
+        print(f"{where}: out of date: {', '.join(stale)} ({HINT})", file=sys.stderr)
+        return False
+    elif stale:
+        atomic_text(path, regenerate(text, names))
+        print(f"updated {where}: {', '.join(stale)}", file=sys.stderr)
+    elif not check:
+        print(f"{where} is up to date", file=sys.stderr)
+    return True
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m app.docs", description=__doc__.split("\n\n")[0])
-    p.add_argument("--check", action="store_true", help="exit 1 when the README is out of date")
-    p.add_argument("readme", nargs="?", default=str(README), help="README to update (default: the repo's)")
+    p.add_argument("--check", action="store_true", help="exit 1 when a generated page is out of date")
+    p.add_argument("files", nargs="*", help="files to update (default: every generated page)")
     args = p.parse_args(argv)
-    path = Path(args.readme)
-    text = path.read_text(encoding="utf-8")
+    targets: dict[Path, list[str] | None] = \
+        {Path(f).resolve(): None for f in args.files} if args.files else dict(pages())
+    ok = all([_update(path, names, args.check) for path, names in targets.items()])
     undocumented = sorted(env_vars_in_source(source_files()) - set(ENV_VARS))
     for name in undocumented:
         print(f"app.docs: the code reads {name}: describe it in ENV_VARS in app/docs.py", file=sys.stderr)
-    if args.check:
-        stale = stale_sections(text)
-        if stale:
-            print(f"{path.name}: out of date: {', '.join(stale)} ({HINT})", file=sys.stderr)
-            return 1
-        return 1 if undocumented else 0
-    new = regenerate(text)
-    if new != text:
-        atomic_text(path, new)
-        print(f"updated {path.name}: {', '.join(GENERATORS)}", file=sys.stderr)
-    else:
-        print(f"{path.name} is up to date", file=sys.stderr)
-    return 1 if undocumented else 0
+    return 0 if ok and not undocumented else 1
 
 
 if __name__ == "__main__":

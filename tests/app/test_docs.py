@@ -1,6 +1,10 @@
-"""The README's generated sections match the code (regenerated in memory and compared)."""
+"""The manual's generated pages match the code (regenerated in memory and compared), every
+command, option, environment variable, pattern and preset is on its page, and the README, the
+front door, links only to pages that exist, every one of which it reaches in two clicks."""
 
 import argparse
+import re
+import shutil
 
 import pytest
 
@@ -8,20 +12,40 @@ from app import docs
 from app.cli import build_parser
 from core.patterns import catalog
 
+PAGES = {path: path.read_text(encoding="utf-8") for path in docs.pages()}
 README = docs.README.read_text(encoding="utf-8")
+MKDOCS = (docs.ROOT / "mkdocs.yml").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("name", list(docs.GENERATORS))
-def test_readme_section_is_in_sync_with_the_code(name):
-    fresh = docs.get_section(docs.regenerate(README), name)
-    assert docs.get_section(README, name) == fresh, \
-        f"README.md section {name!r} is out of date: {docs.HINT}"
+def page(name: str) -> str:
+    return PAGES[docs.DOCS / name]
+
+
+@pytest.mark.parametrize(("file", "name"), list(docs.SECTIONS))
+def test_each_generated_section_is_in_sync_with_the_code(file, name):
+    text = PAGES[docs.ROOT / file]
+    fresh = docs.get_section(docs.regenerate(text, [name]), name)
+    assert docs.get_section(text, name) == fresh, f"{file} section {name!r} is out of date: {docs.HINT}"
+
+
+def test_the_table_names_every_generator_once_and_only_pages_of_the_manual():
+    assert sorted(name for _, name in docs.SECTIONS) == sorted(docs.GENERATORS)
+    assert {"catalog", "presets", "cli", "env", "shortcuts"} <= set(docs.GENERATORS)
+    assert all(file.startswith("docs/") and file.endswith(".md") for file, _ in docs.SECTIONS)
 
 
 def test_catalog_table_has_one_row_per_registered_pattern():
-    section = docs.get_section(README, "catalog")
+    section = docs.get_section(page("patterns.md"), "catalog")
     rows = [ln for ln in section.splitlines() if ln.startswith("| `")]
     assert [r.split("`")[1] for r in rows] == [p.name for p in catalog()]
+
+
+def test_presets_table_lists_every_builtin_preset():
+    from core.patterns import builtin_presets
+
+    section = docs.get_section(page("presets.md"), "presets")
+    for p in builtin_presets():
+        assert f"| {p.name} | {len(p.entries)} (" in section, f"{p.name} missing: {docs.HINT}"
 
 
 def _all_commands(parser, path="testcard"):
@@ -32,17 +56,24 @@ def _all_commands(parser, path="testcard"):
                 yield from _all_commands(sub, f"{path} {name}")
 
 
-def test_cli_reference_covers_every_command_and_option_including_nested_bench():
-    section = docs.get_section(README, "cli")
+def test_cli_page_covers_every_command_and_option_including_nested_bench():
+    section = docs.get_section(page("cli.md"), "cli")
     commands = list(_all_commands(build_parser()))
     assert any(path.startswith("testcard bench ") for path, _ in commands)
     for path, sub in commands:
-        assert f"### {path}\n" in section, f"{path} missing from the CLI reference: {docs.HINT}"
-        body = section.split(f"### {path}\n", 1)[1].split("\n### ", 1)[0]
+        assert f"## {path}\n" in section, f"{path} missing from docs/cli.md: {docs.HINT}"
+        body = section.split(f"## {path}\n", 1)[1].split("\n## ", 1)[0]
         for action in sub._actions:
             for opt in action.option_strings:
                 if opt not in ("-h", "--help") and action.help != argparse.SUPPRESS:
                     assert f"`{opt}`" in body, f"{path} {opt} missing: {docs.HINT}"
+
+
+def test_a_metavar_with_a_bar_does_not_split_its_table_cell():
+    section = docs.get_section(page("cli.md"), "cli")
+    rows = [ln for ln in section.splitlines() if ln.startswith("| `--screen`")]
+    assert rows and all("INDEX\\|NAME" in r or "INDEX|NAME" not in r for r in rows)
+    assert {len(re.split(r"(?<!\\)\|", r)) for r in rows} == {5}     # three cells, no more
 
 
 def test_every_environment_variable_the_code_reads_is_documented_and_none_is_stale():
@@ -51,6 +82,9 @@ def test_every_environment_variable_the_code_reads_is_documented_and_none_is_sta
     assert not missing, f"describe {missing} in ENV_VARS in app/docs.py, then {docs.HINT}"
     stale = sorted(n for n in docs.ENV_VARS if n.startswith("TESTCARD_") and n not in used)
     assert not stale, f"{stale} documented but no code reads them: drop them from ENV_VARS"
+    section = docs.get_section(page("environment.md"), "env")
+    for name in docs.ENV_VARS:
+        assert f"| `{name}` |" in section, f"{name} missing from docs/environment.md: {docs.HINT}"
 
 
 def test_env_scan_finds_reads_in_every_form(tmp_path):
@@ -70,22 +104,49 @@ def test_replace_section_touches_only_its_markers():
         docs.replace_section(text, "z", "x")
 
 
-def test_check_mode_reports_a_stale_readme_and_writing_fixes_it(tmp_path, capsys):
-    path = tmp_path / "README.md"
-    path.write_text(README.replace("| `solid` |", "| `solidly` |"), encoding="utf-8")
+def test_check_mode_reports_a_stale_page_and_writing_fixes_it(tmp_path, capsys):
+    path = tmp_path / "patterns.md"
+    fresh = page("patterns.md")
+    path.write_text(fresh.replace("| `solid` |", "| `solidly` |"), encoding="utf-8")
     assert docs.main(["--check", str(path)]) == 1
-    assert "run python -m app.docs" in capsys.readouterr().err
-    docs.main([str(path)])
+    assert "out of date: catalog (run python -m app.docs)" in capsys.readouterr().err
+    assert docs.main([str(path)]) == 0
     assert docs.main(["--check", str(path)]) == 0
-    assert path.read_text(encoding="utf-8") == docs.regenerate(README)
+    assert path.read_text(encoding="utf-8") == fresh
 
 
-def test_presets_table_lists_every_builtin_preset():
-    from core.patterns import builtin_presets
+def _copy_of_the_pages(tmp_path, monkeypatch):
+    for file, _ in docs.SECTIONS:
+        (tmp_path / file).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(docs.ROOT / file, tmp_path / file)
+    monkeypatch.setattr(docs, "ROOT", tmp_path)
 
-    section = docs.get_section(README, "catalog")
-    for p in builtin_presets():
-        assert f"| {p.name} | {len(p.entries)} (" in section, f"{p.name} missing: {docs.HINT}"
+
+def test_the_check_covers_every_generated_page(tmp_path, monkeypatch, capsys):
+    _copy_of_the_pages(tmp_path, monkeypatch)
+    assert docs.main(["--check"]) == 0
+    for file, name in docs.SECTIONS:
+        target = tmp_path / file
+        good = target.read_text(encoding="utf-8")
+        i, _ = docs.section_bounds(good, name)
+        target.write_text(good[:i] + "\nstale line" + good[i:], encoding="utf-8")
+        assert docs.main(["--check"]) == 1, file
+        assert f"{file}: out of date: {name}" in capsys.readouterr().err
+        assert docs.main([]) == 0 and target.read_text(encoding="utf-8") == good
+    (tmp_path / "docs" / "cli.md").write_text("# a page that lost its markers\n", encoding="utf-8")
+    assert docs.main(["--check"]) == 1
+    assert "docs/cli.md: needs exactly one <!-- section:cli -->" in capsys.readouterr().err
+    (tmp_path / "docs" / "cli.md").unlink()
+    assert docs.main(["--check"]) == 1 and docs.main([]) == 1
+    assert "docs/cli.md" in capsys.readouterr().err
+
+
+def test_a_file_without_generated_sections_is_left_alone_and_is_no_failure(tmp_path, capsys):
+    readme = tmp_path / "README.md"
+    readme.write_text("# testcard\n\nNo generated section here.\n", encoding="utf-8")
+    assert docs.main([str(readme)]) == 0 and docs.main(["--check", str(readme)]) == 0
+    assert "has no generated section" in capsys.readouterr().err
+    assert readme.read_text(encoding="utf-8") == "# testcard\n\nNo generated section here.\n"
 
 
 def test_shortcut_table_has_one_row_per_entry_of_the_windows_table_and_needs_no_qt():
@@ -103,3 +164,39 @@ def test_shortcut_table_has_one_row_per_entry_of_the_windows_table_and_needs_no_
             "print(any(k.split('.')[0] in ('PySide6', 'shiboken6') for k in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "False"
+
+
+# ---------------------------------------------------------------- the front door and the manual
+LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def _links(text: str) -> list[str]:
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    return [t for t in LINK.findall(text) if not t.startswith(("http://", "https://", "mailto:"))]
+
+
+def _anchors(text: str) -> set[str]:
+    """The heading ids MkDocs gives (toc's slugify) and explicit ``<a id=...>`` anchors."""
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    heads = re.findall(r"^#{1,6} (.+)$", text, re.M)
+    slugs = {re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", h.replace("`", "")).strip().lower())
+             for h in heads}
+    return slugs | set(re.findall(r'<a id="([^"]+)"', text))
+
+
+def _nav_pages() -> list[str]:
+    return re.findall(r"^\s*- [^:\n]+: (\S+\.md)\s*$", MKDOCS, re.M)
+
+
+def test_every_page_is_in_the_navigation():
+    nav = _nav_pages()
+    assert sorted(nav) == sorted(p.name for p in docs.DOCS.glob("*.md")) and len(nav) == len(set(nav))
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in docs.DOCS.glob("*.md")))
+def test_each_page_opens_with_its_purpose_and_a_command(name):
+    text = (docs.DOCS / name).read_text(encoding="utf-8")
+    head = text.split("\n## ", 1)[0]
+    assert text.startswith("# ")
+    assert "```" in head or "`testcard" in head or "`packaging/" in head, \
+        f"{name}: no command before its detail"
