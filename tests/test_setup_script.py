@@ -4,7 +4,8 @@ tests again once per set of vector kernels the CPU offers.
 
 Run on a copy of the script in a temporary tree, with a fake Python whose ``-m venv`` makes a
 fake environment (its ``python -m pip``, ``pytest``, ``ruff`` and ``testcard`` only record
-that they ran; its kernel detection prints ``$FAKE_KERNELS``) and fake ``apt-get``/``dpkg-query``:
+that they ran, and ``mkdocs`` fails when ``$FAKE_MKDOCS_FAIL`` is set; its kernel detection prints
+``$FAKE_KERNELS``) and fake ``apt-get``/``dpkg-query``:
 nothing is installed or tested for real.
 """
 
@@ -27,10 +28,11 @@ cat > "$3/bin/python" <<'EOF'
 #!/bin/sh
 echo "venv-python $*" >> "$SETUP_LOG"
 if [ "$1 $2" = "-m pip" ]; then
-  for t in testcard ruff lint-imports; do
+  for t in testcard ruff lint-imports mkdocs; do
     printf '#!/bin/sh\\necho "%s $*" >> "$SETUP_LOG"\\n' "$t" > "$(dirname "$0")/$t"
     chmod +x "$(dirname "$0")/$t"
   done
+  printf '[ -z "$FAKE_MKDOCS_FAIL" ] || exit 1\\n' >> "$(dirname "$0")/mkdocs"
 fi
 if [ "$1 $2" = "-m tests.helpers.kernels" ]; then
   echo "kernels ATEN_CPU_CAPABILITY=${ATEN_CPU_CAPABILITY-unset}" >> "$SETUP_LOG"
@@ -208,3 +210,32 @@ def test_every_numeric_test_the_passes_name_exists():
     names = numeric_tests()
     assert "tests/core/test_transfer.py" in names and "tests/test_kernel_passes.py" in names
     assert [n for n in names if not (ROOT / n).exists()] == []
+
+
+# ---------------------------------------------------------------- the manual
+def test_the_manual_is_built_strictly_after_the_tests_and_before_the_headless_part(tree):
+    out, calls = setup(tree, "test", env={"FAKE_KERNELS": "default X86_V3"})
+    assert out.returncode == 0, out.stderr
+    # a test install brings the docs extra, so mkdocs is there to build with
+    assert pip_calls(calls)[0].endswith("-e .[test,docs]")       # the rest: .venv-headless's
+    builds = [c for c in calls if c.startswith("mkdocs ")]
+    assert len(builds) == 1
+    words = builds[0].split()
+    assert words[:4] == ["mkdocs", "build", "--strict", "--quiet"] and words[4] == "-d"
+    assert not (tree[0] / "site").exists()        # built into a folder of its own, then removed
+    order = [c.split()[0] if c.startswith("mkdocs") else c for c in calls
+             if c.startswith(("mkdocs", "pytest ATEN"))]
+    assert order.index("mkdocs") == len(order) - 2  # after the suite and the kernel passes, before headless
+    assert "the manual: built in" in out.stderr
+
+    out, calls = setup(tree, "test", env={"FAKE_KERNELS": "default X86_V3"})   # nothing changed:
+    assert pip_calls(calls) == [] and any(c.startswith("mkdocs build") for c in calls)  # built again
+    out, calls = setup(tree, "run")                 # a run is served by the test install
+    assert pip_calls(calls) == [] and not any(c.startswith("mkdocs") for c in calls)
+
+
+def test_a_manual_that_does_not_build_fails_the_run_and_says_so(tree):
+    out, calls = setup(tree, "test", env={"FAKE_KERNELS": "default X86_V3", "FAKE_MKDOCS_FAIL": "1"})
+    assert out.returncode == 1
+    assert "the manual did not build: mkdocs build --strict failed" in out.stderr
+    assert "headless part again" not in out.stderr
