@@ -212,6 +212,15 @@ def test_every_numeric_test_the_passes_name_exists():
     assert [n for n in names if not (ROOT / n).exists()] == []
 
 
+def test_the_checks_run_in_order_before_the_tests_ruff_imports_types(tree):
+    out, calls = setup(tree, "test", env={"FAKE_KERNELS": "default X86_V3"})
+    assert out.returncode == 0, out.stderr
+    steps = [c for c in calls if c.startswith(("ruff", "lint-imports", "venv-python packaging/typecheck.py",
+                                               "venv-python -m pytest"))]
+    assert steps[:4] == ["ruff check .", "lint-imports ", "venv-python packaging/typecheck.py",
+                         "venv-python -m pytest"]
+
+
 # ---------------------------------------------------------------- the manual
 def test_the_manual_is_built_strictly_after_the_tests_and_before_the_headless_part(tree):
     out, calls = setup(tree, "test", env={"FAKE_KERNELS": "default X86_V3"})
