@@ -2,14 +2,17 @@
 
 :class:`ShortcutsDialog` lists the window's real actions at run time (every ``QAction`` with a
 shortcut, under the menu it sits in), so it shows what the keys do now, panels' actions
-included.  The user guide is the README: the file beside the code where there is one (a source
-checkout, an editable install), else the project page the package metadata names, else the
-README text the package carries, shown here.
+included.  The user guide is the manual, opened at the page for this window (docs/app.md): the
+built manual where it is bundled (``site/`` beside the code, as ``mkdocs build -d site`` leaves
+it, or a ``manual/`` folder in the package's resources), else the page's Markdown in ``docs/``
+beside the code (a source checkout, an editable install), else the README beside the code,
+else the project page the package metadata names, else the README text the package carries,
+shown here.
 """
 
 from __future__ import annotations
 
-from importlib import metadata
+from importlib import metadata, resources
 from pathlib import Path
 
 from PySide6.QtCore import QUrl
@@ -30,8 +33,10 @@ from PySide6.QtWidgets import (
 from app.window.shortcuts import plain
 from core import version
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
 DISTRIBUTION = "testcard"
+PAGE = "app"        # the manual's page for this window: docs/app.md, app.html when built
 
 
 def action_rows(win) -> list[tuple[str, str, str]]:
@@ -83,11 +88,27 @@ class ShortcutsDialog(QDialog):
         return [tuple(self.table.item(i, j).text() for j in range(3)) for i in range(self.table.rowCount())]
 
 
-def readme_url(readme: Path = README, dist: str = DISTRIBUTION) -> QUrl:
-    """Where the user guide is: the README file beside the code, else the project URL in the
-    package metadata; an empty URL when neither exists."""
-    if readme.is_file():
-        return QUrl.fromLocalFile(str(readme))
+def bundled_manuals(root: Path = ROOT) -> list[Path]:
+    """Folders a built manual may be in: ``site/`` beside the code, then the package's own."""
+    found = [root / "site"]
+    try:
+        found.append(Path(str(resources.files("resources") / "manual")))
+    except (ModuleNotFoundError, TypeError):
+        pass
+    return found
+
+
+def guide_url(root: Path = ROOT, dist: str = DISTRIBUTION, manuals: list[Path] | None = None) -> QUrl:
+    """Where the user guide is, best first: the built manual at this window's page (or its home
+    page), the page's Markdown in ``docs/``, the README beside the code, the project URL in the
+    package metadata; an empty URL when there is none of them."""
+    for site in bundled_manuals(root) if manuals is None else manuals:
+        if (site / "index.html").is_file():
+            page = site / f"{PAGE}.html"
+            return QUrl.fromLocalFile(str(page if page.is_file() else site / "index.html"))
+    for local in (root / "docs" / f"{PAGE}.md", root / "README.md"):
+        if local.is_file():
+            return QUrl.fromLocalFile(str(local))
     try:
         meta = metadata.metadata(dist)
     except metadata.PackageNotFoundError:
@@ -101,9 +122,9 @@ def readme_url(readme: Path = README, dist: str = DISTRIBUTION) -> QUrl:
 
 
 def open_readme(win, open_url=QDesktopServices.openUrl) -> QUrl:
-    """Open the user guide (see :func:`readme_url`); where the system cannot open it, show the
+    """Open the user guide (see :func:`guide_url`); where the system cannot open it, show the
     README text the package carries.  Returns the URL tried (empty when there was none)."""
-    url = readme_url()
+    url = guide_url()
     if url.isValid() and not url.isEmpty() and open_url(url):
         return url
     text = _packaged_readme()
@@ -119,7 +140,7 @@ def open_readme(win, open_url=QDesktopServices.openUrl) -> QUrl:
         box.show()
     else:
         QMessageBox.information(win, "testcard user guide",
-                                "The user guide is testcard's README.md; this copy carries none. "
+                                "The user guide is testcard's manual; this copy carries none. "
                                 "`testcard --help` lists the commands.")
     return url
 

@@ -82,7 +82,7 @@ def build_menus(win) -> None:
     build_remote_menu(win, mb)   # calibration software's connections (remote_actions.py)
     h = mb.addMenu("&Help")
     win.act_shortcuts = add_keyed(win, "shortcuts", lambda: show_shortcuts(win), menu=h)
-    win.act_readme = add_action(win, "&User guide (README)", lambda: open_readme(win), menu=h)
+    win.act_readme = add_action(win, "&User guide", lambda: open_readme(win), menu=h)
     win.act_doctor = add_action(win, "&Doctor: is this box ready?\u2026", lambda: show_doctor(win), menu=h)
     win.act_doctor.setToolTip("check the render paths, speed, surface, presents, screens, HDR, capture "
                               "and decisions of this box (testcard doctor)")

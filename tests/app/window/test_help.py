@@ -1,12 +1,15 @@
 """Help: the keyboard-shortcut list is the window's real actions, the one shortcut table
-(which the README's list is generated from) matches them, and the user guide is the README."""
+(which the manual's list is generated from) matches them, and the user guide is the manual: the
+built one where it is bundled, else its page for this window in docs/, else the README."""
+
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QAction, QKeySequence
 
 from app.window import SHORTCUTS
-from app.window.help import README, open_readme, readme_url
+from app.window.help import README, ROOT, bundled_manuals, guide_url, open_readme
 from app.window.menus import show_shortcuts
 from app.window.shortcuts import plain
 
@@ -45,7 +48,7 @@ def test_a_new_action_shows_up_in_the_dialog_without_any_list_to_update(qtbot, m
 
 
 def test_the_shortcut_table_is_the_windows_actions(main_window):
-    """The README's table comes from SHORTCUTS: every keyed action is in it with its text and
+    """The manual's table comes from SHORTCUTS: every keyed action is in it with its text and
     keys, and every entry is an action of the window."""
     actions = {(a.text(), a.shortcut().toString()) for a in keyed_actions(main_window)}
     table = {(s.text, QKeySequence(s.keys).toString()) for s in SHORTCUTS}
@@ -57,12 +60,36 @@ def test_the_shortcut_table_is_the_windows_actions(main_window):
     assert len({s.keys for s in SHORTCUTS}) == len(SHORTCUTS)     # no key does two things
 
 
-def test_the_user_guide_is_the_readme(main_window, tmp_path):
-    assert readme_url() == QUrl.fromLocalFile(str(README)) and README.name == "README.md"
+def test_the_user_guide_opens_this_windows_page_of_the_manual(main_window, tmp_path):
+    built = ROOT / "site" / "index.html"
+    expected = QUrl.fromLocalFile(str(ROOT / "site" / "app.html")) if built.is_file() \
+        else QUrl.fromLocalFile(str(ROOT / "docs" / "app.md"))
+    assert guide_url() == expected and (ROOT / "docs" / "app.md").is_file()
     opened = []
-    assert open_readme(main_window, open_url=lambda url: opened.append(url) or True) == readme_url()
-    assert opened == [QUrl.fromLocalFile(str(README))]
+    assert open_readme(main_window, open_url=lambda url: opened.append(url) or True) == expected
+    assert opened == [expected]
     assert main_window.act_readme.text().replace("&", "").startswith("User guide")
-    # without a README beside the code (an installed copy): the project URL, if the metadata has one
-    url = readme_url(tmp_path / "README.md", dist="no-such-distribution-here")
-    assert url.isEmpty()
+
+
+def test_the_guide_is_the_built_manual_then_the_page_then_the_readme(tmp_path):
+    nowhere = "no-such-distribution-here"
+    root, site, packaged = tmp_path / "src", tmp_path / "src" / "site", tmp_path / "pkg" / "manual"
+    (root / "docs").mkdir(parents=True)
+    (root / "README.md").write_text("# testcard\n")
+    assert guide_url(root, nowhere, manuals=[site, packaged]) == QUrl.fromLocalFile(str(root / "README.md"))
+    (root / "docs" / "app.md").write_text("# Using the app\n")
+    assert guide_url(root, nowhere, manuals=[site, packaged]) == \
+        QUrl.fromLocalFile(str(root / "docs" / "app.md"))
+    packaged.mkdir(parents=True)                          # a manual the package carries ...
+    (packaged / "index.html").write_text("<html></html>")
+    assert guide_url(root, nowhere, manuals=[site, packaged]) == \
+        QUrl.fromLocalFile(str(packaged / "index.html"))  # ... at its home page when it lacks app.html
+    site.mkdir()                                          # one built beside the code comes first
+    (site / "index.html").write_text("<html></html>")
+    (site / "app.html").write_text("<html></html>")
+    assert guide_url(root, nowhere, manuals=[site, packaged]) == QUrl.fromLocalFile(str(site / "app.html"))
+    # an installed copy with none of these: the project URL, if the metadata has one
+    assert guide_url(tmp_path / "empty", nowhere, manuals=[]).isEmpty()
+    assert README.name == "README.md" and README.parent == ROOT
+    import resources
+    assert bundled_manuals(root) == [site, Path(resources.__file__).parent / "manual"]
