@@ -45,7 +45,7 @@ from app.panels.band_picker import BandPicker
 from app.panels.decision_files import DecisionFileActions
 from app.panels.live_race import LiveOutput
 from app.panels.race_chart import RaceChart
-from app.panels.race_setup import RaceSetup
+from app.panels.race_setup import RaceSetup, refill
 from app.panels.race_table import RaceTable
 from app.workers import JobPanel
 from core.decisions import (
@@ -62,7 +62,6 @@ from core.decisions import (
     running_rows,
     time_left,
 )
-from core.engine import available_paths
 
 PANEL_TITLE = "Measure"
 PANEL_AREA = "bottom"
@@ -100,7 +99,6 @@ class MeasurePanel(DecisionFileActions, JobPanel):
         self._shown_phase: str | None = None
         self.result: RaceResult | None = None
         self.saved_key: str | None = None
-        self._paths_here: dict[str, str | None] = {}
         self._build(devices, device, live_band)
         self._device_changed()
         self._show_rows([], self.form())
@@ -138,15 +136,14 @@ class MeasurePanel(DecisionFileActions, JobPanel):
                      "form_combo", "candidate_items", "set_candidates", "checked_paths", "form",
                      "set_form"):
             setattr(self, name, getattr(self.setup, name))
-        middle.addWidget(self.setup)
-
-        buttons = QHBoxLayout()
+        buttons = QHBoxLayout()   # above the set-up: in view in a low dock
         self.start_button = QPushButton("Start")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
         buttons.addWidget(self.start_button)
         buttons.addWidget(self.cancel_button)
         middle.addLayout(buttons)
+        middle.addWidget(self.setup)
         middle.addStretch(1)
 
         right = QVBoxLayout()
@@ -215,6 +212,11 @@ class MeasurePanel(DecisionFileActions, JobPanel):
         if self.live_source is not None:
             self.set_live(*self.live_source())
 
+    def set_devices(self, devices) -> None:
+        """The device picker's list, completed once the main window has listed them."""
+        if refill(self.device_combo, devices):
+            self._device_changed()
+
     @Slot()
     def _device_changed(self, *_):
         device = self.device_combo.currentText()
@@ -223,8 +225,7 @@ class MeasurePanel(DecisionFileActions, JobPanel):
         except ValueError as exc:
             fp = f"unknown ({exc})"
         self.fingerprint_label.setText(f"This box ({device}): <b>{fp}</b>")
-        self._paths_here = available_paths(device)
-        self.setup.show_paths(self._paths_here)
+        self.setup.set_device(device, self.tasks)   # the torch paths: asked off this thread once shown
         self._update_buttons()
 
     @Slot()
@@ -394,5 +395,6 @@ def create_panel(main_window=None) -> MeasurePanel:
     panel.live_source = lambda: (main_window.live_band(), main_window.loop.path)
     panel.refresh_live()
     main_window.loop.engine_changed.connect(panel.refresh_live)  # a bound slot: gone with the panel
+    main_window.devices_listed.connect(panel.set_devices)
     panel.decisions_changed.connect(main_window.rechoose_render_path)
     return panel

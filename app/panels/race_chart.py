@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QSize
 from PySide6.QtGui import QColor
 
 from core.decisions import RaceRow, ranked
@@ -36,6 +37,11 @@ class RaceChart(pg.PlotWidget):
         self.addItem(self.error_bars)
         self.addItem(self.winner_text)
         self.show_rows([], "render")
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        # a plot's own hint is 600x480, which the dock's scroll area sizes the panel by (its
+        # wrapped labels give it a height for its width): the panel scrolled in a low dock
+        return QSize(240, 160)
 
     def axis_label(self) -> str:
         return self.getAxis("left").labelText

@@ -10,12 +10,13 @@ either fits or scrolls (:func:`scrolled`), so no dock can push the window past t
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QRect, QSize, Qt
+from PySide6.QtCore import QEvent, QRect, QSize, Qt, QTimer
 from PySide6.QtWidgets import QFrame, QScrollArea, QWidget
 
 SCREEN_FRACTION = 0.9
 MAX_SIZE = (1920, 1200)
 MIN_SIZE = (640, 400)
+RAISED_CAP = 0.6     # a bottom panel brought to the front grows its dock up to this much of the window
 
 
 def default_size(available_w: int, available_h: int) -> tuple[int, int]:
@@ -85,3 +86,26 @@ def apply_default_docks(win) -> None:
     win.resizeDocks([win.docks["patterns"], win.docks["parameters"]],
                     [sizes["left"], sizes["right"]], Qt.Orientation.Horizontal)
     win.resizeDocks([win.timing], [sizes["bottom"]], Qt.Orientation.Vertical)
+
+
+def grow_when_raised(win, dock) -> None:
+    """When ``dock`` comes to the front in the bottom area, grow the area to the height its
+    panel asks for (its minimum size), up to :data:`RAISED_CAP` of the window: a panel opened in
+    the low default bottom dock shows its controls instead of scrolling them out of view.  It
+    never shrinks the dock, so a height the user dragged it to stays."""
+    def fit() -> None:
+        body = dock.widget()
+        if (not dock.isVisible() or body is None or dock.isFloating()
+                or win.dockWidgetArea(dock) != Qt.DockWidgetArea.BottomDockWidgetArea):
+            return
+        panel = body.widget() if isinstance(body, QScrollArea) else body
+        need = panel.minimumSizeHint().height()
+        if panel.hasHeightForWidth():   # wrapped labels: as tall as it is at the dock's width
+            need = max(need, panel.heightForWidth(body.width()))
+        want = need + (dock.height() - body.height())
+        want = min(want, int(win.height() * RAISED_CAP))
+        if dock.height() < want:
+            win.resizeDocks([dock], [want], Qt.Orientation.Vertical)
+
+    # after the tab switch has laid the dock out
+    dock.visibilityChanged.connect(lambda shown: shown and QTimer.singleShot(0, dock, fit))

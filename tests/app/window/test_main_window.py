@@ -378,6 +378,8 @@ def test_device_choice_is_listed_persisted_and_refused_when_absent(qtbot, monkey
     win = MainWindow()
     qtbot.addWidget(win)
     assert win.loop.device == "cpu"                       # not on this box: cpu, and said so
+    with qtbot.waitSignal(win.devices_listed, timeout=20000):   # listed after the first frame
+        win.show()
     assert any("cuda:7 is not on this box" in line for line in win.log_dock.lines)
     combo = win.frame_settings.device
     assert combo.itemText(0) == "cpu" and win.status_texts()["device"] == "cpu"
