@@ -34,7 +34,6 @@ from core.atomic import atomic_text, move_aside
 from core.jsonfile import JsonError, dump_json, load_json
 from core.levels import Levels, shown
 from core.paths import config_dir
-from core.patterns import get_pattern
 
 SCHEMA = 1
 FILENAME = "settings.json"
@@ -143,6 +142,14 @@ def _text(limit: int, pattern: re.Pattern | None = None, optional: bool = False)
             raise ValueError(f"not a usable value: {shown(v)}")
         return v
     return check
+
+
+def get_pattern(name: str):
+    """:func:`core.patterns.get_pattern`, imported when first asked: the catalog's modules import
+    numpy, which the commands that only read settings (``testcard --help``) never need."""
+    from core.patterns import get_pattern as lookup
+
+    return lookup(name)
 
 
 def _pattern(v, problems, source):

@@ -30,9 +30,6 @@ import math
 import re
 from collections.abc import Sequence
 
-import numpy as np
-
-from core import xp as X
 from core.levels import MAX_COLOUR_CHARS, Levels, parse_number, shown
 
 TRANSFERS = ("sdr", "pq", "hlg")
@@ -65,6 +62,10 @@ def check_transfer(value, what: str = "transfer") -> str:
 # ---------------------------------------------------------------- on arrays (numpy or torch)
 def _float(x):
     """``x`` as a floating array of its namespace: float64 for numpy and Python numbers."""
+    import numpy as np  # here, not at import: the CLI's parser reads TRANSFERS without numpy
+
+    from core import xp as X
+
     xp = X.namespace_of(x)
     if X.is_torch(xp):
         return x if x.is_floating_point() else x.to(xp.float64), xp
@@ -182,6 +183,8 @@ def nits_to_codes(nits: Sequence[float], levels: Levels, transfer: str, what: st
     EOTF of the nominal display (0..``peak``), refusing a colour no HLG signal reaches (a red
     of 1000 cd/m2: only white reaches the peak).  ``ValueError`` naming ``what`` otherwise.
     """
+    import numpy as np
+
     values = [float(v) for v in nits]
     if len(values) == 1:
         values = values * 3

@@ -6,7 +6,6 @@ import sys
 
 from app.commands import decode, frames, preview_bench, timing_bench
 from app.commands.common import Progress, print_json, print_table
-from core.patterns import parse_size
 
 # The other commands' benchmarks (each module's register_bench), in help order.
 BENCHMARKS = (preview_bench, frames, decode, timing_bench)
@@ -31,7 +30,7 @@ def register(sub) -> None:
 
 
 def run_patterns(args) -> int:
-    from core.patterns import bench_patterns, get_pattern
+    from core.patterns import bench_patterns, get_pattern, parse_size
 
     w, h = parse_size(args.size)
     for name in args.pattern or []:

@@ -79,7 +79,7 @@ def run_show(args) -> int:
 
     cache = DecisionCache()
     with report_warnings():
-        rows = list_entries(cache)
+        rows = list_entries(cache, here=_here(cache))
     if args.json:
         print_json(rows)
         return 0
@@ -104,12 +104,24 @@ def run_show(args) -> int:
     return 0
 
 
+def _here(cache) -> set[str]:
+    """This box's fingerprints, as far as ``cache``'s entries need them: the cpu's alone (no
+    torch import) unless an entry is for a GPU, whose fingerprint only torch can tell."""
+    from core.decisions import fingerprint, split_key
+    from core.decisions.fingerprint import box_fingerprints
+
+    if all(split_key(key)[0].startswith("cpu:") for key in cache.load()):
+        return {fingerprint("cpu")}
+    return set(box_fingerprints().values())
+
+
 def run_which(args) -> int:
     from core.decisions import choose_path, format_band, ms_text, ranked
     from core.engine import check_device
 
     band = format_band(args.band)
-    check_device(args.device)
+    if args.device != "cpu":   # the cpu is always here: asking torch about it costs 1.5 s
+        check_device(args.device)
     with report_warnings():
         d = choose_path(band, args.device)
     if args.json:

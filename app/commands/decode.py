@@ -17,7 +17,6 @@ from app.commands.common import (
 )
 from app.commands.decode_checks import STATUSES, add_check_arguments, exit_status, set_checks
 from app.commands.decode_live import add_live_arguments, check_live, run_live
-from core.patterns import parse_size
 
 
 def register(sub) -> None:
@@ -147,6 +146,7 @@ def run(args) -> int:
 
 def run_bench(args) -> int:
     from core.decode import bench_decode
+    from core.patterns import parse_size
 
     w, h = parse_size(args.size)
     if not 1 <= args.bits <= 31:

@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 
 from app.commands.common import Progress, one_line, print_json, refuse_overwriting_inputs
-from core.patterns import parse_size
 
 
 def register(sub) -> None:
@@ -53,7 +52,7 @@ def run(args) -> int:
 def _render(preset, args) -> int:
     from core.imageio import check_output_path, sidecar_path
     from core.manifest import save_frame
-    from core.patterns import render
+    from core.patterns import parse_size, render
 
     w, h = parse_size(args.size)
     specs = preset.specs(w, h, bit_depth=args.bit_depth, limited=args.limited)

@@ -6,7 +6,6 @@ import sys
 
 from app.commands.common import add_transfer_arguments, mastering_from_args, parse_sets
 from core.levels import shown
-from core.patterns import parse_size
 
 MAX_FRAME = (1 << 63) - 1      # the largest index a frame (and its sidecar) can carry
 
@@ -27,7 +26,7 @@ def add_spec_arguments(p, size_required: bool = True) -> None:
 
 
 def spec_from_args(name: str, args):
-    from core.patterns import make_spec
+    from core.patterns import make_spec, parse_size
 
     w, h = parse_size(args.size)
     roi = None
