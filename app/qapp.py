@@ -10,14 +10,21 @@ letting Qt abort the interpreter while loading its platform plugin.
 
 ``request_surface_format`` lives here rather than beside the GL presenter because it must run
 before the QApplication exists; the presenters read the granted format per window.
+
+Qt's own messages go to the ``testcard.qt`` logger (:func:`route_qt_messages`), never straight
+to the terminal: a warning is a warning there (and on stderr while nothing else handles the
+log), and what Qt says on every start of a healthy box (Xvfb's "Falling back to using screens
+root_visual.") is debug.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 
 from PySide6 import __version__ as PYSIDE_VERSION
+from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 from PySide6.QtGui import QColorSpace, QGuiApplication, QIcon, QPixmap, QSurfaceFormat, QWindow
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -26,6 +33,29 @@ from app.qt_compat import guard_singleton_refcounts
 from resources import APP_ID, ICON_SIZES
 
 APP_NAME = "testcard"
+
+
+QT_LOG = logging.getLogger("testcard.qt")
+# said on every start of a box where nothing is wrong: debug, not a warning
+QT_NOISE = ("Falling back to using screens root_visual.",
+            "This plugin does not support propagateSizeHints()")
+_QT_LEVELS = {QtMsgType.QtDebugMsg: logging.DEBUG, QtMsgType.QtInfoMsg: logging.INFO,
+              QtMsgType.QtWarningMsg: logging.WARNING, QtMsgType.QtCriticalMsg: logging.ERROR,
+              QtMsgType.QtFatalMsg: logging.CRITICAL}
+
+
+def qt_message(kind, context, message: str) -> None:
+    """Qt's message handler: ``message`` to :data:`QT_LOG` at the level of its kind (the lines
+    in :data:`QT_NOISE` at debug), prefixed with its category where it has one."""
+    level = logging.DEBUG if message.strip() in QT_NOISE else _QT_LEVELS.get(kind, logging.WARNING)
+    category = getattr(context, "category", None)
+    QT_LOG.log(level, "%s%s", f"{category}: " if category and category != "default" else "", message)
+
+
+def route_qt_messages() -> None:
+    """Send Qt's messages through :func:`qt_message` (before the QApplication: the platform
+    plugin speaks while it loads)."""
+    qInstallMessageHandler(qt_message)
 
 
 class NoDisplayError(ValueError):
@@ -154,6 +184,7 @@ def ensure_qapplication(argv: list[str] | None = None, transfer: str = "sdr") ->
         why = display_problem(argv=argv) or display_refusal(argv=argv)   # a dead display: Qt aborts
         if why is not None:
             raise NoDisplayError(why)
+        route_qt_messages()
         request_surface_format(transfer=transfer)
         present_without_idle_delay()
         app = QApplication(argv if argv is not None else sys.argv[:1])
