@@ -92,15 +92,20 @@ def build_menus(win) -> None:
 
 
 def build_corner(win) -> None:
-    """The view toggles in reach at the menu bar's right end: 1:1, pause, fullscreen."""
+    """The view toggles in reach at the menu bar's right end: 1:1, pause, fullscreen.
+
+    Each button's short label is its action's icon text: a tool button takes its text from its
+    action again whenever the action changes (checked, enabled), so a label set on the button
+    alone gave way to the action's longer text on the first toggle, and the wider button went
+    behind the bar's overflow arrow."""
     bar = QToolBar()
     bar.setObjectName("ViewToggles")
     bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
     for act, label in ((win.act_one_to_one, "1:1"), (win.act_pause, "Pause"),
                        (win.act_fullscreen, "Fullscreen")):
+        act.setIconText(label)    # menus show the action's text; tool buttons its icon text
         button = QToolButton()
         button.setDefaultAction(act)
-        button.setText(label)
         button.setToolTip(f"{plain(act.text())} ({act.shortcut().toString()})")
         bar.addWidget(button)
     win.menuBar().setCornerWidget(bar, Qt.Corner.TopRightCorner)
