@@ -87,10 +87,12 @@ class _Client(Transport):
                 else os.strerror(code).lower()
         return None, why
 
-    def _wait_retry(self, attempt: int, why: str) -> bool:
-        """Say why and wait the backoff; True when stopped meanwhile."""
+    def _wait_retry(self, attempt: int, why: str, said: bool = False) -> bool:
+        """Say why (unless ``said``: a record just said it) and wait the backoff; True when
+        stopped meanwhile."""
         delay = backoff(attempt, self.first_backoff_s, self.max_backoff_s)
-        self._emit("reconnecting", f"{self.peer}: {why}; retrying in {delay:g} s", delay_s=delay)
+        text = f"retrying in {delay:g} s" if said else f"{why}; retrying in {delay:g} s"
+        self._emit("reconnecting", f"{self.peer}: {text}", delay_s=delay)
         self._set_state(f"reconnecting to {self.peer} in {delay:g} s ({why})")
         return self._sleep(delay)
 
@@ -127,7 +129,7 @@ class ResolveClient(_Client):
                 self._emit("disconnected", f"disconnected from {self.peer} (asked to)")
                 return
             self._emit("disconnected", f"{self.peer}: {reason}")
-            if self._wait_retry(0, reason):
+            if self._wait_retry(0, reason, said=True):   # the reason once, not again in the retry
                 return
 
     def _read(self, sock: socket.socket) -> str:
