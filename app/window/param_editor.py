@@ -279,7 +279,7 @@ class FrameSettings(QWidget):
         if size is None:
             self.size.setCurrentIndex(0)
         else:
-            i = self.size.findData(tuple(size))
+            i = self.size.findText(f"{int(size[0])}x{int(size[1])}")   # listed (its data reads back a list)
             if i < 0:
                 self.custom_w.setValue(int(size[0]))
                 self.custom_h.setValue(int(size[1]))
