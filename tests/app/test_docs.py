@@ -30,6 +30,7 @@ def test_each_generated_section_is_in_sync_with_the_code(file, name):
 
 def test_the_table_names_every_generator_once_and_only_pages_of_the_manual():
     assert sorted(name for _, name in docs.SECTIONS) == sorted(docs.GENERATORS)
+    assert docs.sections_in(README) == []          # the front door holds no generated section
     assert {"catalog", "presets", "cli", "env", "shortcuts"} <= set(docs.GENERATORS)
     assert all(file.startswith("docs/") and file.endswith(".md") for file, _ in docs.SECTIONS)
 
@@ -188,9 +189,36 @@ def _nav_pages() -> list[str]:
     return re.findall(r"^\s*- [^:\n]+: (\S+\.md)\s*$", MKDOCS, re.M)
 
 
-def test_every_page_is_in_the_navigation():
+def test_readme_is_short_and_starts_with_the_two_set_up_commands():
+    lines = README.splitlines()
+    assert len(lines) <= 200
+    block = README.split("```sh\n", 1)[1].split("```", 1)[0]
+    commands = [ln.split("#")[0].strip() for ln in block.splitlines()]
+    assert README.startswith("# testcard\n\n```sh\npackaging/setup run ")
+    assert commands == ["packaging/setup run", "packaging/setup test"]
+
+
+def test_every_readme_link_reaches_a_file_and_anchor_that_exist():
+    links = _links(README)
+    assert any(t.startswith("docs/") for t in links)
+    for target in links:
+        path, _, anchor = target.partition("#")
+        file = docs.ROOT / path if path else docs.README
+        assert file.exists(), f"README links to {target}, which does not exist"
+        if anchor and file.suffix == ".md":
+            assert anchor in _anchors(file.read_text(encoding="utf-8")), f"README: no #{anchor} in {path}"
+
+
+def test_every_page_is_in_the_navigation_and_two_clicks_from_the_readme():
     nav = _nav_pages()
-    assert sorted(nav) == sorted(p.name for p in docs.DOCS.glob("*.md")) and len(nav) == len(set(nav))
+    on_disk = sorted(p.name for p in docs.DOCS.glob("*.md"))
+    assert sorted(nav) == on_disk and len(nav) == len(set(nav))
+    first = {t.partition("#")[0].removeprefix("docs/") for t in _links(README) if t.startswith("docs/")}
+    reached = set(first)
+    for name in first:
+        reached |= {t.partition("#")[0] for t in _links((docs.DOCS / name).read_text(encoding="utf-8"))
+                    if t.partition("#")[0].endswith(".md")}
+    assert set(on_disk) <= reached, f"not two clicks from the README: {sorted(set(on_disk) - reached)}"
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in docs.DOCS.glob("*.md")))
