@@ -317,9 +317,9 @@ class FrameLoop(QObject):
         for the cores and the interpreter, so those render on the GUI thread, one ahead."""
         if not self.render_thread:
             return False
-        lines = self.line_updates and hasattr(self.presenter, "holds") and \
-            self.engine is not None and self.engine.writes_lines and \
-            self.spec.changing_lines not in (None, ())
+        presenter, engine = self.presenter, self.engine
+        lines = self.line_updates and presenter is not None and presenter.updates_lines and \
+            engine is not None and engine.writes_lines and self.spec.changing_lines not in (None, ())
         return not lines
 
     def _withdrawn(self) -> None:
@@ -360,12 +360,12 @@ class FrameLoop(QObject):
     def _render_job(self, job: Job) -> tuple[RenderedFrame, object, object]:
         """On the render thread: the frame into its buffer (only its changing lines when the
         presenter holds a whole frame of the spec), and a whole copy for the mirror when due."""
-        engine = self.engine
+        engine, presenter = self.engine, self.presenter
         key = (engine.spec, engine.fmt)
         mirror_due = self.mirror is not None and (
             job.first or self.clock() - self._mirror_t >= self.MIRROR_INTERVAL_S)
         lines = None
-        if self.line_updates and not mirror_due and self._holds(key):
+        if self.line_updates and not mirror_due and presenter is not None and presenter.holds(key):
             lines = engine.spec.changing_lines
             if lines == () and not self.reuse_static:
                 lines = None                      # rendering every frame: a static one whole
@@ -379,10 +379,6 @@ class FrameLoop(QObject):
             self._mirror_t = self.clock()
             copy = r.data.copy()                  # the buffer itself goes to the presenter
         return r, copy, key
-
-    def _holds(self, key) -> bool:
-        holds = getattr(self.presenter, "holds", None)
-        return holds is not None and holds(key)
 
     def _give_back(self, buffer) -> None:
         if self.presenter is not None:
@@ -423,9 +419,6 @@ class FrameLoop(QObject):
         self._fill()
 
     def _set_frame(self, r: RenderedFrame, key) -> None:
-        if not hasattr(self.presenter, "holds"):
-            self.presenter.set_frame(r.data)
-            return
         if r.lines is not None and not self.presenter.holds(key):
             # the texture was replaced after the render thread asked: the whole frame, here
             whole = self.engine.render(r.index, out=r.data) if key == (self.engine.spec, self.engine.fmt) \

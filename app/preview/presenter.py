@@ -74,10 +74,18 @@ class Presenter(Protocol):
     kind: str                      # "opengl", "raster": named in pacing reasons and benchmarks
     vsync_capable: bool            # False: its presents never wait for a vblank; pace by timer
     surface_bits: int              # 8 or 10: the format the engine renders for it
+    updates_lines: bool            # False: it never holds a frame, so holds() is always False
 
-    def set_frame(self, data: np.ndarray) -> None:
+    def set_frame(self, data: np.ndarray, lines: tuple | None = None, key=None) -> None:
         """Take the engine's display-ready bytes for the next present: a buffer it lent (shown
-        from there), or any other array (kept, and not to be written again)."""
+        from there), or any other array (kept, and not to be written again).  ``key`` names the
+        frame (its spec and format); ``lines``, given only while ``holds(key)``: only those
+        spans of ``data`` are written, the rest is the whole frame of ``key`` it holds."""
+
+    def holds(self, key) -> bool:
+        """Whether it holds a whole frame of ``key``, so a frame of it may update only its
+        changing lines (read from the render thread too).  Always False where it never holds
+        a frame (``updates_lines`` False)."""
 
     def request_present(self) -> None:
         """Present the last frame set; ``presented`` follows, never from inside this call."""
@@ -92,10 +100,6 @@ class Presenter(Protocol):
     def withdraw(self) -> None:
         """The frame set since the last present is outdated: the present asked for repeats
         what is on screen."""
-
-    # optional: a presenter with ``holds(key)`` takes ``set_frame(data, lines=, key=)``, a
-    # frame of ``key`` (spec and format) whose ``lines`` alone are written; it updates only
-    # those lines, and only while ``holds(key)``: it holds a whole frame of that key.
 
 
 class Pan:
@@ -189,6 +193,7 @@ class GLPresenter(QOpenGLWindow):
     close_requested = Signal()     # the window system asked to close it (see the module's note)
     kind = "opengl"
     vsync_capable = True
+    updates_lines = True     # the texture keeps the frame: a frame of only its changing lines updates those
     pixel_buffers = True     # lend mapped pixel-buffer objects where there is a context
 
     def __init__(self, clock=time.perf_counter):

@@ -84,6 +84,7 @@ class RasterPresenter(QWidget):
     kind = "raster"
     vsync_capable = False
     surface_bits = 8
+    updates_lines = False          # every frame is painted whole from its own buffer
 
     def __init__(self, clock=time.perf_counter, parent=None):
         super().__init__(parent)
@@ -106,7 +107,10 @@ class RasterPresenter(QWidget):
         self._present_timer.setSingleShot(True)
         self._present_timer.timeout.connect(self._present)
 
-    def set_frame(self, data: np.ndarray) -> None:
+    def set_frame(self, data: np.ndarray, lines: tuple | None = None, key=None) -> None:
+        """``lines`` is refused (``ValueError``): it never holds a frame to write them over."""
+        if lines is not None:
+            raise ValueError("lines: the raster presenter holds no frame to update")
         t0 = self._clock()
         self.withdraw()
         slot = self._buffers.find(data)
@@ -116,6 +120,9 @@ class RasterPresenter(QWidget):
         self._image = wrap_qimage(self._frame)
         self.uploads["host"] += 1
         self._upload_ms = (self._clock() - t0) * 1e3
+
+    def holds(self, key) -> bool:
+        return False
 
     def request_present(self) -> None:
         if not self._present_timer.isActive():

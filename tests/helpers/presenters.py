@@ -25,6 +25,7 @@ def showing_presenter(bits: int = 8, clock=None):
         releasing = Signal()
         kind = "test"
         vsync_capable = False
+        updates_lines = False
 
         def __init__(self):
             super().__init__()
@@ -34,8 +35,12 @@ def showing_presenter(bits: int = 8, clock=None):
             self.presents = 0
             self._asked = False
 
-        def set_frame(self, data):
+        def set_frame(self, data, lines=None, key=None):
+            assert lines is None, "lines for a presenter that holds no frame"
             self.pending = np.array(data)
+
+        def holds(self, key):
+            return False
 
         def withdraw(self):
             self.pending = None

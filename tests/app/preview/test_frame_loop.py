@@ -17,6 +17,7 @@ from app.preview.pixel_buffers import FREE, PENDING, FrameBuffers
 from core.engine import Engine, RenderedFrame
 from core.patterns import make_spec
 from core.timing import TIMER, VSYNC
+from tests.helpers.presenters import showing_presenter
 
 pytestmark = pytest.mark.qt
 
@@ -27,6 +28,7 @@ class FakePresenter(QObject):
     surface_ready = Signal(int)
     releasing = Signal()
     kind = "fake"
+    updates_lines = False
 
     def __init__(self, vsync=True, bits=8, buffers=4):
         super().__init__()
@@ -40,7 +42,8 @@ class FakePresenter(QObject):
         self.pending = None         # (buffer, a copy of it when set)
         self.foreign = 0            # frames set that were not lent (copies)
 
-    def set_frame(self, data):
+    def set_frame(self, data, lines=None, key=None):
+        assert lines is None, "lines for a presenter that holds no frame"
         self.withdraw()
         slot = self.pool.find(data)
         if slot is None:
@@ -50,6 +53,9 @@ class FakePresenter(QObject):
             self.pool.set_state(slot, PENDING)
         self.frames.append(np.array(data))
         self.pending = (data, np.array(data))
+
+    def holds(self, key):
+        return False
 
     def request_present(self):
         self.requests += 1
@@ -395,13 +401,23 @@ def test_the_presenters_and_the_fake_are_what_the_loop_presents_with(qtbot):
     raster = RasterPresenter()
     qtbot.addWidget(raster)
     assert isinstance(raster, Presenter) and isinstance(GLPresenter(), Presenter)
-    assert isinstance(FakePresenter(), Presenter)
+    assert isinstance(FakePresenter(), Presenter) and isinstance(showing_presenter(), Presenter)
     assert not isinstance(object(), Presenter)
+    # only a presenter that keeps the frame (GL's texture) takes frames of their changing lines
+    assert GLPresenter.updates_lines and not raster.updates_lines
+    spec = make_spec("counter", {"bits": 8}, width=64, height=36, bit_depth=8)
+    frame = engine_frame(spec, 0)
+    raster.set_frame(frame, key=(spec, "rgb8"))
+    assert not raster.holds((spec, "rgb8"))
+    with pytest.raises(ValueError, match="holds no frame"):
+        raster.set_frame(frame, lines=spec.changing_lines, key=(spec, "rgb8"))
 
 
 # ---------------------------------------------------------------- only the changing lines
 class TexturePresenter(FakePresenter):
     """A presenter with a texture: a whole frame replaces it, a frame of lines updates those."""
+
+    updates_lines = True
 
     def __init__(self, **kw):
         super().__init__(**kw)
