@@ -27,9 +27,9 @@ import time
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
+from app.preview.live_engine import LiveEngine
 from app.preview.presenter import Presenter
-from core.decisions import choose_path_for
-from core.engine import Engine, RenderedFrame
+from core.engine import RenderedFrame
 from core.timing import TIMER, VSYNC, DeadlineSchedule, Job, PacingMonitor, RenderAhead, Timeline
 
 STALL_EVERY_ENV = "TESTCARD_TEST_STALL_EVERY"   # test hook: see stall_every()
@@ -69,13 +69,8 @@ class FrameLoop(QObject):
         self.frame_limit = frame_limit
         self.timeline = Timeline()
         self.presented_count = 0
-        self.path = "numpy"
-        self.path_source = "default"
-        self.path_reason = ""
-        self.fmt = "rgb8"
-        self.engine: Engine | None = None
+        self.live = LiveEngine()                # the engine and its path decision
         self.last_error: str | None = None
-        self.rounding_note = ""
         self.monitor = PacingMonitor(1000.0 / 60.0)
         self.period_ms = 1000.0 / 60.0
         self.presenter: Presenter | None = None
@@ -84,7 +79,7 @@ class FrameLoop(QObject):
         self._pending_t = 0.0
         self._due = False                      # a present is due and waits for its frame
         self._lending = False                  # the presenter may lend buffers (not released)
-        self._shown_path = self.path
+        self._shown_path = self.live.path
         self._running = False
         self._stall_every = stall_every()
         if render_thread is not None:
@@ -171,43 +166,23 @@ class FrameLoop(QObject):
         The render path is decided again (the band may differ); the engine is only
         rebuilt when the decision changes, so compiled graphs stay cached.
         """
-        if self.engine is not None and self._decide(spec)[0] == self.engine.path:
-            layout = self.engine.frame_layout
-            self.engine.set_spec(spec)
-            self.spec = spec
-            self._update_notes()
-            self._restart(wait=self.engine.frame_layout != layout)
-            self.engine_changed.emit()
-        else:
-            old = self.spec
-            self.spec = spec
-            try:
-                self._rebuild_engine()
-            except ValueError:
-                self.spec = old
-                raise
+        wait = self.live.take(spec, self._wanted_fmt(), device=self.device, reuse_static=self.reuse_static)
+        self.spec = spec
+        self._engine_changed(wait)
 
     def redecide(self) -> None:
         """Decide the render path again (a verdict was just saved or imported): the engine is
         rebuilt only when the path changes; the decision's source and reason are updated."""
-        path, source, reason = self._decide(self.spec)
-        if self.engine is None or path != self.engine.path:
-            self._rebuild_engine()
-            return
-        self.path_source, self.path_reason = source, reason
-        self.engine_changed.emit()
+        self._engine_changed(self.live.redecide(self.spec, self._wanted_fmt(), device=self.device,
+                                                reuse_static=self.reuse_static))
 
     def set_device(self, device: str) -> None:
         """Render on ``device`` from the next frame; refuses (ValueError) one the engine cannot use."""
-        if device == self.device:
-            return
-        old = self.device
-        self.device = device
-        try:
-            self._rebuild_engine()
-        except ValueError:
-            self.device = old
-            raise
+        if device != self.device:
+            wait = self.live.rebuild(self.spec, self._wanted_fmt(), device=device,
+                                     reuse_static=self.reuse_static)
+            self.device = device
+            self._engine_changed(wait)
 
     def set_reuse_static(self, reuse: bool) -> None:
         """``False``: render every frame presented, a static one whole (a live race times each
@@ -224,39 +199,29 @@ class FrameLoop(QObject):
         if self._wanted_fmt() != self.fmt:
             self._rebuild_engine()
 
-    def _decide(self, spec) -> tuple[str, str, str]:
-        d = choose_path_for(spec, self._wanted_fmt(), self.device)
-        return d.path, d.source, d.reason
-
     def _rebuild_engine(self) -> None:
-        self.fmt = self._wanted_fmt()
-        path, source, reason = self._decide(self.spec)
-        old = self.engine
-        kw = dict(device=self.device, fmt=self.fmt, allow_rounding=True, reuse_static=self.reuse_static)
-        try:
-            engine = Engine(self.spec, path=path, **kw)
-        except ValueError as exc:
-            if path == "numpy":
-                raise
-            reason = f"{path} cannot render this here ({exc}); using numpy"
-            path, source = "numpy", "fallback"
-            engine = Engine(self.spec, path=path, **kw)
-        self.engine = engine
-        self.path, self.path_source, self.path_reason = path, source, reason
-        if old is not None:
-            old.close()
-        self._update_notes()
-        self._restart(wait=old is None or old.frame_layout != engine.frame_layout)
+        self._engine_changed(self.live.rebuild(self.spec, self._wanted_fmt(), device=self.device,
+                                               reuse_static=self.reuse_static))
+
+    def _engine_changed(self, wait: bool | None) -> None:
+        """A new engine or spec (``wait``: of another frame layout, so no render may still write
+        a buffer lent so far) starts a new generation; None: only the decision's reason changed."""
+        if wait is not None:
+            self._restart(wait=wait)
         self.engine_changed.emit()
 
-    def _update_notes(self) -> None:
-        self.rounding_note = "" if self.engine.exact else (
-            f"{self.fmt[3:]}-bit surface: " + self.engine.note)
+    # the engine and its decision (app/preview/live_engine.py), read by the status bar and tests
+    engine = property(lambda self: self.live.engine)
+    path = property(lambda self: self.live.path)
+    path_source = property(lambda self: self.live.path_source)
+    path_reason = property(lambda self: self.live.path_reason)
+    fmt = property(lambda self: self.live.fmt)
+    rounding_note = property(lambda self: self.live.rounding_note)
 
     @property
     def active_path(self) -> str:
         """The path serving frames now (the decided one, or its stand-in while it compiles)."""
-        return self.engine.active_path if self.engine is not None else self.path
+        return self.live.active_path
 
     # ------------------------------------------------------------ running
     def start(self) -> None:
@@ -275,8 +240,7 @@ class FrameLoop(QObject):
         self.stop()
         self._ahead.close()                        # the render thread ends; buffers go back
         self.timeline.stop_recording()             # a streamed record is completed, not lost
-        if self.engine is not None:
-            self.engine.close()
+        self.live.close()
 
     @property
     def running(self) -> bool:
