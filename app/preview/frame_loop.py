@@ -15,34 +15,24 @@ deadlines paces it, and the :class:`~core.timing.pacing.PacingMonitor` switches 
 surface's swaps return far faster than the screen period.  The GUI thread never waits for a swap
 or a render (but for one in progress when the frame's size, format or presenter changes).  The
 mirror (the preview while an output is up) gets a copy, made on the render thread, a few times
-a second.  A render error is reported once and the last good frame stays on screen.  One piece
-(over 400 lines): every slot here moves the same state (generation, pacing, buffers, engine).
+a second.  A render error is reported once and the last good frame stays on screen.  The engine
+and its path decision are :class:`~app.preview.live_engine.LiveEngine`'s, each present's record
+(and the stall test hook) :class:`~app.preview.present_log.PresentLog`'s.  One piece (a little
+over 400 lines): every slot left here moves the same state (generation, pacing, buffers).
 """
 
 from __future__ import annotations
 
 import math
-import os
 import time
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from app.preview.live_engine import LiveEngine
+from app.preview.present_log import PresentLog, stall_every
 from app.preview.presenter import Presenter
 from core.engine import RenderedFrame
 from core.timing import TIMER, VSYNC, DeadlineSchedule, Job, PacingMonitor, RenderAhead, Timeline
-
-STALL_EVERY_ENV = "TESTCARD_TEST_STALL_EVERY"   # test hook: see stall_every()
-
-
-def stall_every(environ=None) -> int:
-    """The test hook ``TESTCARD_TEST_STALL_EVERY=N`` (0: off): every N-th present, the loop
-    behaves as a presenter stalled and caught up by a compositor that discards a frame: the
-    frame after the one just shown is recorded as presented (the same present time) and never
-    reaches the screen, and the loop moves on to the one after.  A capture shows it as a display
-    drop of a frame testcard logged as presented.  Read here only, once per loop."""
-    text = (os.environ if environ is None else environ).get(STALL_EVERY_ENV, "").strip()
-    return int(text) if text.isdigit() else 0
 
 
 class FrameLoop(QObject):
@@ -68,7 +58,7 @@ class FrameLoop(QObject):
         self.device = device
         self.frame_limit = frame_limit
         self.timeline = Timeline()
-        self.presented_count = 0
+        self.presents = PresentLog(self.timeline, stall_every())   # each present, counted
         self.live = LiveEngine()                # the engine and its path decision
         self.last_error: str | None = None
         self.monitor = PacingMonitor(1000.0 / 60.0)
@@ -79,9 +69,7 @@ class FrameLoop(QObject):
         self._pending_t = 0.0
         self._due = False                      # a present is due and waits for its frame
         self._lending = False                  # the presenter may lend buffers (not released)
-        self._shown_path = self.live.path
         self._running = False
-        self._stall_every = stall_every()
         if render_thread is not None:
             self.render_thread = bool(render_thread)
         threaded = self.render_thread
@@ -116,6 +104,11 @@ class FrameLoop(QObject):
     @property
     def paused(self) -> bool:
         return self._ahead.paused
+
+    @property
+    def presented_count(self) -> int:
+        """Presents so far (the test hook's discarded frames included)."""
+        return self.presents.count
 
     def attach(self, presenter: Presenter, refresh_hz: float) -> None:
         """Make ``presenter`` the one that paces the loop (the output window or the preview)."""
@@ -374,7 +367,7 @@ class FrameLoop(QObject):
                 self.presenter.give_back(got.job.buffer)     # the last good frame stays
             else:
                 self._set_frame(r, key)
-                self._shown_path = r.path
+                self.presents.shown_path = r.path
             if copy is not None and self.mirror is not None:
                 self.mirror.set_frame(copy)
                 self.mirror.request_present()
@@ -408,15 +401,7 @@ class FrameLoop(QObject):
         if got is None:  # a repaint we did not ask for (expose, resize), or a withdrawn frame
             return
         self._ahead.presented()
-        present_ms = (t_done - t_paint) * 1e3
-        if got.fresh:
-            r = got.result[0]
-            self.timeline.append(got.index, t_done, r.render_ms, r.transfer_ms, upload_ms, present_ms,
-                                 r.path, r.warmup, self.paused, r.error)
-        else:                                     # the frame on screen, presented again
-            self.timeline.append(got.index, t_done, 0.0, 0.0, upload_ms, present_ms,
-                                 self._shown_path, False, self.paused, None)
-        self.presented_count += 1
+        self.presents.presented(got, t_paint, t_done, upload_ms, self.paused)
         if self.monitor.observe(t_done):
             self.pacing_changed.emit(self.monitor.mode, self.monitor.reason)
             if self._running:
@@ -428,16 +413,16 @@ class FrameLoop(QObject):
             # not from inside the presenter's paint: a window closed there crashes Qt
             QTimer.singleShot(0, self.finished.emit)
             return
-        if self._stall_every and not self.paused and self.presented_count % self._stall_every == 0:
+        if self.presents.stalls(self.paused):
             self._discard_next(got.index + 1, t_done)
         if self._running and self.monitor.mode == VSYNC:
             self._hand_over()
         self._fill()
 
     def _discard_next(self, index: int, t_done: float) -> None:
-        """The test hook (:func:`stall_every`): ``index`` recorded as presented, never shown."""
-        self.timeline.append(index, t_done, 0.0, 0.0, 0.0, 0.0, self._shown_path, False, False, None)
-        self.presented_count += 1
+        """The test hook (:func:`~app.preview.present_log.stall_every`): ``index`` recorded as
+        presented, never shown."""
+        self.presents.discarded(index, t_done)
         self.frame_presented.emit(index)
         self.step(1)
 
