@@ -37,7 +37,7 @@ def _platforms(env, argv) -> list[str]:
 
 
 def _x_refusal(env, argv) -> str | None:
-    from core.capture.xdisplay import display_answers
+    from core.capture import display_answers
 
     args = list(argv or [])
     display = args[args.index("-display") + 1] if "-display" in args[:-1] else env.get("DISPLAY", "")

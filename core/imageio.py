@@ -174,7 +174,9 @@ def decode_image(data, name: str = "image", bit_depth: int | None = None) -> np.
         raise ValueError(f"cannot read {name}: not a readable image")
     img = _rgb(cv2, img)
     container = img.dtype.itemsize * 8 if img.dtype.kind == "u" else 0
-    raw = memoryview(buf).cast("B")           # the marks are read in place: no copy of the file
+    # the marks are read in place: no copy of the file (an ndarray exports the buffer protocol;
+    # numpy's stubs declare its __buffer__ only for Python 3.12 and later)
+    raw = memoryview(buf).cast("B")  # type: ignore[arg-type]
     bits = png_sbit(raw) if raw[:8] == _PNG_SIGNATURE else tiff_significant_bits(raw)
     if bits is None and bit_depth is not None and 0 < bit_depth < container and img.size \
             and int(img.max()) > (1 << bit_depth) - 1:

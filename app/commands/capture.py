@@ -26,8 +26,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from core.capture import NONE_FOUND, capture_devices, describe_devices, list_devices
-    from core.capture.xdisplay import screen_grabs
+    from core.capture import NONE_FOUND, capture_devices, describe_devices, list_devices, screen_grabs
 
     if not args.list:
         raise CliError("testcard capture needs --list (the sources are then used by "
@@ -75,7 +74,7 @@ def x_screens(spec: str | None) -> list[dict]:
     and ``default`` (the screen ``spec`` itself names); empty when the screens cannot be read."""
     import re
 
-    from core.capture.devices import x_screen_sizes
+    from core.capture import x_screen_sizes
 
     m = re.fullmatch(r"x11grab:(?P<host>[^:]*):(?P<n>\d+)(?:\.(?P<s>\d+))?(?P<at>\+.*)?", spec or "")
     if m is None:

@@ -264,7 +264,7 @@ def open_metrics(address, loop, *, presenter: str = "", extra=None, parent=None)
     server to close at the end, or None.  A port already taken is one ``OSError`` line."""
     if address is None:
         return None, None
-    from app.preview.live_metrics import start_metrics
+    from app.preview import start_metrics
 
     try:
         live, server = start_metrics(address, loop, presenter=presenter, extra=extra, parent=parent)

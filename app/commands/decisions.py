@@ -107,8 +107,7 @@ def run_show(args) -> int:
 def _here(cache) -> set[str]:
     """This box's fingerprints, as far as ``cache``'s entries need them: the cpu's alone (no
     torch import) unless an entry is for a GPU, whose fingerprint only torch can tell."""
-    from core.decisions import fingerprint, split_key
-    from core.decisions.fingerprint import box_fingerprints
+    from core.decisions import box_fingerprints, fingerprint, split_key
 
     if all(split_key(key)[0].startswith("cpu:") for key in cache.load()):
         return {fingerprint("cpu")}

@@ -197,7 +197,7 @@ def run_gui(start: GuiStart, argv: list[str] | None = None) -> int:
 
     from PySide6.QtCore import QTimer
 
-    from app.window.kiosk import quit_on_signals
+    from app.window import quit_on_signals
 
     win = open_window(start)
     if start.frames:

@@ -34,6 +34,7 @@ from app.commands.common import (
     Number,
     Progress,
     check_output,
+    metrics_address,
     print_json,
     refuse_overwriting_inputs,
 )
@@ -68,6 +69,10 @@ def register(sub) -> None:
     live.add_argument("--capture-size", metavar="WxH", help="ask the source for this frame size")
     live.add_argument("--pixel-format", metavar="FMT", help="V4L2 input format (mjpeg, yuyv422, ...)")
     live.add_argument("--bits", type=int, default=16, help="counter bits (default 16)")
+    live.add_argument("--metrics", metavar="[ADDR:]PORT",
+                      help="serve Prometheus metrics while it runs: the output's frames, frames captured, "
+                           "capture and display drops and the latency histogram (loopback unless an "
+                           "address is given)")
     offline = p.add_argument_group("offline")
     offline.add_argument("--timeline", metavar="PRESENT.csv",
                          help="present log: a timeline CSV exported or recorded by testcard")
@@ -91,10 +96,9 @@ def register(sub) -> None:
 
 # ------------------------------------------------------------ checks (no Qt)
 def _check(args) -> None:
-    from core.capture import parse_spec
-    from core.capture.devices import source_problem
+    from core.capture import parse_spec, source_problem
     from core.counter import MAX_BITS, MIN_BITS
-    from core.decode.latency_files import check_png
+    from core.decode import check_png
 
     live, offline = args.source is not None, args.timeline is not None or args.capture is not None
     if live == offline:
@@ -102,7 +106,10 @@ def _check(args) -> None:
                        "(offline), not both")
     if offline and not (args.timeline and args.capture):
         raise CliError("offline needs both --timeline PRESENT.csv and --capture FILE")
+    if offline and args.metrics is not None:
+        raise CliError("--metrics watches a live run: give it with --source")
     if live:
+        args.metrics_at = metrics_address(args)
         parse_spec(args.source)
         if not (math.isfinite(args.seconds) and 0 < args.seconds <= MAX_SECONDS):
             raise CliError(f"--seconds must be above 0 and at most {MAX_SECONDS:g}, got {args.seconds:g}")
@@ -303,8 +310,7 @@ def offline_report(args) -> dict:
     from dataclasses import replace
 
     from core.capture import open_source
-    from core.decode import LiveDecode, LiveRequest, latency_report, read_present_log
-    from core.decode.latency_clock import place_capture
+    from core.decode import LiveDecode, LiveRequest, latency_report, place_capture, read_present_log
 
     present = read_present_log(args.timeline)
     source = open_source(f"file:{args.capture}", paced=False)

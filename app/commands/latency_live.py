@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from app.commands.common import CliError, Progress
+from app.commands.common import CliError, Progress, open_metrics
 
 WARMUP_S = 1.0            # the output presents this long before the capture starts
 
@@ -26,7 +26,7 @@ def run_live(args, frame_size, capture_size, corrections: tuple = (), wrap=lambd
 
     from PySide6.QtCore import QTimer
 
-    from app.panels.latency_run import (
+    from app.panels import (
         SWITCH_INTERVAL_S,
         LatencyRequest,
         PresentRecorder,
@@ -34,8 +34,7 @@ def run_live(args, frame_size, capture_size, corrections: tuple = (), wrap=lambd
         latency_steps,
         screen_grab_rate,
     )
-    from app.window import Kiosk, output_target
-    from app.window.kiosk import quit_on_signals, say
+    from app.window import Kiosk, output_target, quit_on_signals, say
     from app.workers import GeneratorWorker
     from core.capture import open_source, parse_spec
     from core.decode import LiveRequest
@@ -51,6 +50,15 @@ def run_live(args, frame_size, capture_size, corrections: tuple = (), wrap=lambd
     kiosk = Kiosk(spec, wanted=identity, banner=False)   # a banner would cover the counter
     kiosk.note.connect(say)
     loop = kiosk.loop
+    captures: list = []                  # the capture's metric families, with --metrics
+
+    def capture_families(registry) -> None:
+        from core.metrics import CaptureMetrics
+
+        captures.append(CaptureMetrics(registry))
+
+    _live, metrics = open_metrics(getattr(args, "metrics_at", None), loop, presenter=kiosk.presenter_kind,
+                                  extra=capture_families, parent=kiosk)
     recorder = PresentRecorder(loop)
     outcome: dict = {}
     prog = Progress(None, "latency")
@@ -58,6 +66,13 @@ def run_live(args, frame_size, capture_size, corrections: tuple = (), wrap=lambd
 
     def progressed(updates):
         last = updates[-1]
+        if captures:
+            import numpy as np
+
+            for u in updates:
+                for ms in u.latency_ms[np.isfinite(u.latency_ms)]:
+                    captures[0].observe_latency(float(ms) / 1e3)
+            captures[0].totals(last.batch.summary["frames"], last.capture_drops, last.display_drops)
         prog.update(last.batch.summary["frames"], f"{last.matched}/{last.presented} matched, "
                                                   f"{last.display_drops} dropped")
 
@@ -116,6 +131,8 @@ def run_live(args, frame_size, capture_size, corrections: tuple = (), wrap=lambd
             worker[0].wait()
             app.processEvents()           # its outcome, if the event loop ended first
         recorder.stop()
+        if metrics is not None:
+            metrics.close()
         presenter = kiosk.output.window
         seen = {"presenter": presenter.kind if presenter is not None else kiosk.presenter_kind,
                 "pacing": loop.mode}

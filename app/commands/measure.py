@@ -97,8 +97,7 @@ def table_columns(form: str) -> list[str]:
 
 def table_note(form: str, default: str | None) -> str:
     """What the table's figures are, in one line: the ranked figure and the ratio's meaning."""
-    from core.decisions import ranked
-    from core.decisions.figures import VS_DEFAULT
+    from core.decisions import VS_DEFAULT, ranked
 
     fig = ranked(form)
     base = f" ({default})" if default else ""

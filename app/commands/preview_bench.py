@@ -196,7 +196,7 @@ def start_scraper(win):
     import threading
     import urllib.request
 
-    from app.preview.live_metrics import start_metrics
+    from app.preview import start_metrics
 
     _live, server = start_metrics(("127.0.0.1", 0), win.loop, presenter=win.presenter_kind, parent=win)
     stop = threading.Event()

@@ -155,8 +155,7 @@ def run_serve(args, conns, allow, log_path, argv=None) -> int:
 
     app = ensure_qapplication(argv)
     from app.preview import RemoteLink, Surface
-    from app.window import Kiosk, output_target, run_until_quit
-    from app.window.kiosk import say
+    from app.window import Kiosk, output_target, run_until_quit, say
     from core.patterns import make_spec, parse_size
     from core.remote import TITLES, RemoteLog
 

@@ -78,8 +78,7 @@ def run_show(start: GuiStart, *, timeline: str | None = None, argv=None) -> int:
     app = ensure_qapplication(argv, transfer=start.transfer)
     from app.commands.common import open_metrics
     from app.preview import ScreenIdentity
-    from app.window import Kiosk, run_until_quit
-    from app.window.kiosk import output_target, say
+    from app.window import Kiosk, output_target, run_until_quit, say
 
     s = start.settings
     remembered = ScreenIdentity.from_settings(s.output_screen_id, s.output_screen)

@@ -27,8 +27,18 @@ from app.doctor.display import Target, check_hdr, output_target, screen_checks
 from app.doctor.probe import PresentProbe
 from app.settings import Settings
 from app.workers import GeneratorWorker
-from core.doctor import FAIL, NOT_RUN, OK, WARNING, Check, Running, counts, headless_steps, run_steps
-from core.doctor.presents import WHY as PRESENTS_WHY
+from core.doctor import (
+    FAIL,
+    NOT_RUN,
+    OK,
+    PRESENTS_WHY,
+    WARNING,
+    Check,
+    Running,
+    counts,
+    headless_steps,
+    run_steps,
+)
 
 COLUMNS = ("check", "verdict", "figure", "why it matters")
 COLOURS = {OK: "#2a7", WARNING: "#c80", FAIL: "#d33", NOT_RUN: "#888"}

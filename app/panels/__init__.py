@@ -24,6 +24,14 @@ from __future__ import annotations
 from app.panels import decode, latency, measure, remote
 from app.panels.decode import DecodePanel
 from app.panels.latency import LatencyPanel
+from app.panels.latency_run import (
+    SWITCH_INTERVAL_S,
+    LatencyRequest,
+    PresentRecorder,
+    Refused,
+    latency_steps,
+    screen_grab_rate,
+)
 from app.panels.live_race import LiveOutput
 from app.panels.measure import MeasurePanel
 from app.panels.remote import RemotePanel
@@ -44,5 +52,6 @@ def load_panels(window, panels=BUILTIN_PANELS) -> list[str]:
     return added
 
 
-__all__ = ["BUILTIN_PANELS", "DecodePanel", "LatencyPanel", "LiveOutput", "MeasurePanel", "RemotePanel",
-           "load_panels"]
+__all__ = ["BUILTIN_PANELS", "SWITCH_INTERVAL_S", "DecodePanel", "LatencyPanel", "LatencyRequest",
+           "LiveOutput", "MeasurePanel", "PresentRecorder", "Refused", "RemotePanel", "latency_steps",
+           "load_panels", "screen_grab_rate"]

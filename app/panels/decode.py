@@ -42,8 +42,15 @@ from app.panels.decode_live import LiveSection, default_sources
 from app.panels.decode_plot import COLOURS, DecodePlot
 from app.panels.scale_section import ScaleSection
 from app.workers import JobPanel
-from core.decode import DecodeJob, DecodeRequest, format_event, headline, summary_lines, write_report
-from core.decode.report import unseen_text
+from core.decode import (
+    DecodeJob,
+    DecodeRequest,
+    format_event,
+    headline,
+    summary_lines,
+    unseen_text,
+    write_report,
+)
 
 PANEL_TITLE = "Decode"
 PANEL_AREA = "bottom"

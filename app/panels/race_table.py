@@ -15,8 +15,7 @@ from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from app.panels.race_chart import WINNER_COLOUR
-from core.decisions import RaceRow, columns, ranked
-from core.decisions.figures import VS_DEFAULT
+from core.decisions import VS_DEFAULT, RaceRow, columns, ranked
 
 HEADER_LINE = 10     # characters per header line
 

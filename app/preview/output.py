@@ -25,7 +25,7 @@ from app.preview.placement import (
     place_output,
     x_screen_numbers,
 )
-from core.capture.devices import x_screen_sizes
+from core.capture import x_screen_sizes
 
 BANNER_MS = 4000   # how long the fullscreen banner stays up
 

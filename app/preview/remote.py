@@ -39,9 +39,11 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Qt, Signal
 
-from core.engine.formats import FORMAT_BITS
+from core.engine import FORMAT_BITS
 from core.patterns import make_spec
 from core.remote import (
+    DEFAULT_ACK_TIMEOUT_S,
+    DEFAULT_REQUEST_TIMEOUT_S,
     Acknowledgement,
     Connection,
     RemoteLog,
@@ -51,8 +53,6 @@ from core.remote import (
     shown_record,
     to_spec_params,
 )
-from core.remote.servers import DEFAULT_REQUEST_TIMEOUT_S
-from core.remote.transport import DEFAULT_ACK_TIMEOUT_S
 
 REPLACED = "replaced by a later patch before it was presented"
 

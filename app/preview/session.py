@@ -30,7 +30,7 @@ from app.preview.playback import PresetPlayer
 from app.preview.presenter import GLPresenter, gl_problem
 from app.preview.raster import RasterPresenter
 from core.decisions import DecisionCache
-from core.patterns.frame_format import FrameFormat
+from core.patterns import FrameFormat
 
 
 def presenter_kind(asked: str | None = None) -> tuple[str, str | None]:

@@ -17,7 +17,7 @@ def __getattr__(name):
         from app.window.timing_dock import TimingDock
 
         return TimingDock
-    if name in ("Kiosk", "output_target", "run_until_quit"):
+    if name in ("Kiosk", "output_target", "quit_on_signals", "run_until_quit", "say"):
         from app.window import kiosk
 
         return getattr(kiosk, name)
@@ -31,5 +31,7 @@ __all__ = [
     "Shortcut",
     "TimingDock",
     "output_target",
+    "quit_on_signals",
     "run_until_quit",
+    "say",
 ]

@@ -25,8 +25,7 @@ import sys
 
 from PySide6.QtCore import QEvent, QSocketNotifier, Qt, Signal
 
-from app.preview import ScreenIdentity
-from app.preview.session import OutputSession
+from app.preview import OutputSession, ScreenIdentity
 
 QUIT_KEYS = {Qt.Key.Key_Escape, Qt.Key.Key_F11}
 STEP_KEYS = {Qt.Key.Key_PageDown: 1, Qt.Key.Key_PageUp: -1}

@@ -29,14 +29,14 @@ from app.dialogs import FileDialogs
 from app.panels import load_panels
 from app.preview import (
     GLPresenter,
+    OutputSession,
     RasterPresenter,
     ScreenIdentity,
     match_screen,
     qscreen_of,
     screen_records,
 )
-from app.preview.session import OutputSession
-from app.preview.session import presenter_kind as choose_presenter
+from app.preview import presenter_kind as choose_presenter
 from app.window.catalog import CatalogPanel
 from app.window.file_actions import FileActions
 from app.window.layout import apply_default_docks, grow_when_raised, place_default, scrolled

@@ -13,7 +13,7 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar
 
 from app.qapp import surface_signal
-from core.engine.formats import FORMAT_BITS
+from core.engine import FORMAT_BITS
 from core.levels import depth_note
 from core.timing import TIMER
 

@@ -13,12 +13,16 @@ from core.capture.devices import (
     describe_devices,
     list_devices,
     screen_grab_spec,
+    source_problem,
+    x_screen_sizes,
 )
 from core.capture.files import CapturedFrame, as_image, natural_key, open_capture
 from core.capture.header import MAX_IMAGE_PIXELS, ImageHeader, check_image, read_header
 from core.capture.live import open_source, parse_spec
+from core.capture.png_lines import INFLATER
 from core.capture.readahead import ReadAhead, default_threads
 from core.capture.source import CLOCKS, LiveFrame, LiveSource, SourceInfo
+from core.capture.xdisplay import display_answers, screen_grabs
 
 __all__ = [
     "CLOCKS",
@@ -46,4 +50,9 @@ __all__ = [
     "parse_spec",
     "read_header",
     "screen_grab_spec",
+    "x_screen_sizes",
+    "source_problem",
+    "screen_grabs",
+    "display_answers",
+    "INFLATER",
 ]

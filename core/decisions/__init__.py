@@ -32,8 +32,17 @@ from core.decisions.exchange import (
     read_decision_file,
     resolve_devices,
 )
-from core.decisions.figures import RANKED, Figure, half_iqr, ms_text, paired_ratio, ranked, ratio_text
-from core.decisions.fingerprint import fingerprint, is_fingerprint
+from core.decisions.figures import (
+    RANKED,
+    VS_DEFAULT,
+    Figure,
+    half_iqr,
+    ms_text,
+    paired_ratio,
+    ranked,
+    ratio_text,
+)
+from core.decisions.fingerprint import box_fingerprints, fingerprint, is_fingerprint
 from core.decisions.live import (
     LiveFrames,
     LiveOutputLost,
@@ -163,4 +172,6 @@ __all__ = [
     "time_left",
     "torch_version",
     "validate_document",
+    "box_fingerprints",
+    "VS_DEFAULT",
 ]

@@ -26,6 +26,7 @@ from core.decode.latency import (
     latency_stats,
     offset_correction,
 )
+from core.decode.latency_clock import place_capture
 from core.decode.latency_files import (
     check_png,
     parse_present_log,
@@ -111,4 +112,5 @@ __all__ = [
     "write_plot",
     "write_report",
     "zone_plate_scale",
+    "place_capture",
 ]

@@ -16,8 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.capture import default_threads
-from core.capture.png_lines import INFLATER
+from core.capture import INFLATER, default_threads
 from core.decode.job import DecodeJob, DecodeRequest
 from core.decode.reader import PanelReader
 from core.imageio import write_frame

@@ -27,8 +27,7 @@ from core.atomic import atomic_path, require_parent
 from core.decode.latency import PresentLog
 from core.decode.report import COLOURS, nice_ticks
 from core.imageio import write_frame
-from core.timing.clocks import ClockPair
-from core.timing.record import CLOCK_COLUMNS
+from core.timing import CLOCK_COLUMNS, ClockPair
 
 MAX_BYTES = 1 << 31          # a present log larger than this is refused (a day at 60 Hz: ~0.4 GB)
 MAX_ROWS = 20_000_000

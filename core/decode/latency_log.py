@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.timing.clocks import ClockPair
+from core.timing import ClockPair
 
 
 @dataclass(frozen=True)

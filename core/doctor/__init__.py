@@ -29,6 +29,7 @@ from core.doctor.check import (
 from core.doctor.decisions import check_band, check_cache, decision_steps
 from core.doctor.paths import CORRUPT_ENV, check_path, first_difference, path_steps, targets
 from core.doctor.presents import TIMER_PACED, VSYNC_LOCKED, judge_presents, no_vsync_surface
+from core.doctor.presents import WHY as PRESENTS_WHY
 from core.doctor.speed import check_speed, speed_steps
 
 DEFAULT_SIZE = (3840, 2160)       # the output size the bands are resolved for with no screen
@@ -48,8 +49,6 @@ def headless_steps(*, quick: bool = False, size: tuple[int, int] = DEFAULT_SIZE,
 def gpu_steps(period_ms: float = DEFAULT_PERIOD_MS) -> list[Step]:
     """The CUDA part alone: every path on CUDA, exact and timed (``packaging/gpu_check.py``)."""
     return [s for s in path_steps() + speed_steps(period_ms) if s.name.endswith(" on cuda")]
-
-
 __all__ = [
     "CORRUPT_ENV",
     "Check",
@@ -84,4 +83,5 @@ __all__ = [
     "run_steps",
     "speed_steps",
     "targets",
+    "PRESENTS_WHY",
 ]

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from core.doctor.check import FAIL, NOT_AVAILABLE, OK, WARNING, Check, Step
-from core.engine import PATHS, Engine, path_problem
+from core.engine import COMPILED_PATHS, PATHS, Engine, path_problem
 from core.engine import formats as F
-from core.engine.paths import COMPILED_PATHS
 from core.patterns import ANIMATION_PARAMS, Spec, catalog, make_spec, render
 
 CORRUPT_ENV = "TESTCARD_TEST_DOCTOR_CORRUPT"
@@ -198,6 +198,7 @@ def check_path(path: str, device: str, cases: list[Case], refs: References, grou
             graphs += _graphs() - before
         formats.add(case.fmt)
         sizes.add(f"{spec.width}x{spec.height}")
+    data: dict[str, Any]
     data = {"frames": frames, "cases": len(cases), "formats": sorted(formats), "sizes": sorted(sizes),
             "patterns": sorted({c.spec.pattern for c in cases})}
     figure = (f"{frames} frames exact: {len(data['patterns'])} patterns, {len(sizes)} sizes, "
@@ -235,7 +236,8 @@ def path_steps(quick: bool = False) -> list[Step]:
         skip = None
         if quick and path in COMPILED_PATHS and path_problem(path, device) is None:
             skip = "not run (--quick): each compile costs seconds"
+        # mypy cannot infer a lambda with default arguments (they bind the loop's values)
         steps.append(Step("paths", f"{path} on {device}",
-                          lambda p=path, d=device: check_path(p, d, cases_for(p), refs),
+                          lambda p=path, d=device: check_path(p, d, cases_for(p), refs),  # type: ignore[misc]
                           skip=skip, why=WHY))
     return steps

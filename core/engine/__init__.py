@@ -8,9 +8,9 @@ formats; ``devices`` says which torch devices exist.
 from core.engine.bench import bench_engine, bench_frames
 from core.engine.devices import available_devices, check_device, device_problem
 from core.engine.engine import Engine, RenderedFrame
-from core.engine.formats import FORMATS
+from core.engine.formats import FORMAT_BITS, FORMATS
 from core.engine.gather import LeadLines, compiled_gather, finish_lines, frame_rows, gather_into, realize_op
-from core.engine.paths import PATHS, available_paths, path_problem
+from core.engine.paths import COMPILED_PATHS, PATHS, available_paths, path_problem
 
 __all__ = [
     "Engine",
@@ -30,4 +30,6 @@ __all__ = [
     "gather_into",
     "path_problem",
     "realize_op",
+    "FORMAT_BITS",
+    "COMPILED_PATHS",
 ]

@@ -179,6 +179,16 @@ class CaptureMetrics:
         self.latency = Histogram("testcard_latency_seconds", "Present-to-capture latency",
                                  buckets=LATENCY_BUCKETS_S, registry=registry)
 
+    _last = (0, 0, 0)
+
+    def totals(self, captured: int, capture_drops: int, display_drops: int) -> None:
+        """A run's running totals: each counter moves by what its total grew since the last call
+        (a total that went down is a new run's: taken as the new baseline)."""
+        now = (int(captured), int(capture_drops), int(display_drops))
+        grew = [n - o if n >= o else n for n, o in zip(now, self._last, strict=True)]
+        self._last = now
+        self.frames(*grew)
+
     def frames(self, captured: int = 0, capture_drops: int = 0, display_drops: int = 0) -> None:
         for counter, n in ((self.captured, captured), (self.capture_drops, capture_drops),
                            (self.display_drops, display_drops)):

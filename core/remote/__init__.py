@@ -41,8 +41,8 @@ from core.remote.patch import (
     to_spec_params,
     window_rect,
 )
-from core.remote.servers import PGeneratorServer, UpgciServer
-from core.remote.transport import Acknowledgement, Transport
+from core.remote.servers import DEFAULT_REQUEST_TIMEOUT_S, PGeneratorServer, UpgciServer
+from core.remote.transport import DEFAULT_ACK_TIMEOUT_S, Acknowledgement, Transport
 
 __all__ = [
     "Acknowledgement",
@@ -82,4 +82,6 @@ __all__ = [
     "to_spec_params",
     "upgci",
     "window_rect",
+    "DEFAULT_REQUEST_TIMEOUT_S",
+    "DEFAULT_ACK_TIMEOUT_S",
 ]

@@ -236,7 +236,8 @@ class ArgyllWebClient(_Client):
         one sentence when an answer begun did not end within ``reply_timeout_s``."""
         if not self._send(sock, argyll_web.poll_request(self.polls, self.host, self.port)):
             return b""
-        chunks, size, ends = [], 0, None
+        chunks: list[bytes] = []
+        size, ends = 0, None
         while True:
             if ends is not None and time.monotonic() >= ends:
                 return (f"argyll-web: the answer from {self.peer} did not end within "

@@ -5,6 +5,7 @@ counter's increase."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -123,3 +124,49 @@ def test_a_real_prometheus_scrapes_a_running_show(tmp_path):
                 prom.close()
             rc = stop(proc)
         assert rc == 0, proc.communicate()
+
+
+def test_a_live_latency_run_serves_its_captures_drops_and_latency(tmp_path):
+
+    port = free_port()
+    with xvfb_server("640x360") as display:
+        env = dict(os.environ, DISPLAY=display, QT_QPA_PLATFORM="xcb", PYTHONPATH=str(ROOT),
+                   TESTCARD_CONFIG_DIR=str(tmp_path / "config"))
+        for key in ("TESTCARD_PRESENTER", "TESTCARD_TEST_STALL_EVERY", "TESTCARD_TEST_CAPTURE_STALL_EVERY"):
+            env.pop(key, None)
+        proc = subprocess.Popen([sys.executable, "-m", "app", "latency", "--source", f"x11grab:{display}",
+                                 "--size", "320x240", "--seconds", "6", "--json",
+                                 "--metrics", f"127.0.0.1:{port}"],
+                                cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        seen = None
+        try:
+            end = time.monotonic() + 120
+            while proc.poll() is None and time.monotonic() < end:
+                try:
+                    got = scrape(port)
+                except OSError:
+                    time.sleep(0.2)
+                    continue
+                if got[("testcard_latency_seconds_count", ())].value > 5:
+                    seen = got
+                    break
+                time.sleep(0.2)
+            out, err = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert proc.returncode == 0, err
+    assert seen is not None, "the latency histogram never filled while the run went on"
+    assert json.loads(out)["output"]["pattern"] == "counter (robust)"
+    assert seen[("testcard_capture_frames_total", ())].value > 0
+    assert seen[("testcard_frames_presented_total", ())].value > 0
+    assert ("testcard_display_drops_total", ()) in seen and ("testcard_capture_drops_total", ()) in seen
+    assert seen[("testcard_latency_seconds_sum", ())].value > 0
+
+
+def test_metrics_belong_to_a_live_latency_run_only(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TESTCARD_CONFIG_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-m", "app", "latency", "--timeline", "t.csv", "--capture", "c.mkv",
+                          "--metrics", "9464"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "--metrics watches a live run" in out.stderr

@@ -129,6 +129,16 @@ def test_clearing_the_totals_never_makes_a_counter_go_down():
     assert value(reg, "testcard_present_interval_seconds_count") == 3
 
 
+def test_capture_totals_move_the_counters_by_what_grew():
+    reg = CollectorRegistry()
+    c = CaptureMetrics(reg)
+    for totals in ((10, 0, 0), (25, 1, 2), (25, 1, 2), (40, 3, 2), (5, 0, 0)):   # the last: a new run
+        c.totals(*totals)
+    assert value(reg, "testcard_capture_frames_total") == 45
+    assert value(reg, "testcard_capture_drops_total") == 3
+    assert value(reg, "testcard_display_drops_total") == 2
+
+
 def test_capture_metrics_count_only_what_happened():
     reg = CollectorRegistry()
     c = CaptureMetrics(reg)
