@@ -45,6 +45,7 @@ from app.window.menus import build_menus, rebuild_output_menu
 from app.window.param_editor import FrameSettings, ParamEditor
 from app.window.preset_actions import PresetActions
 from app.window.remote_actions import RemoteActions
+from app.window.settings_store import SettingsStore, jsonable, remember_spec
 from app.window.status_bar import StatusBar
 from app.window.timing_dock import TimingDock
 from app.workers import TaskRunner, either
@@ -52,12 +53,6 @@ from core.decisions import Band, band_chain
 from core.engine import available_devices
 from core.patterns import frame_apl, get_pattern, make_spec
 from core.timing import TIMER, timeline_columns, timing_view
-
-
-def _jsonable(v):
-    if isinstance(v, tuple):
-        return [_jsonable(x) for x in v]
-    return v
 
 
 class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
@@ -126,10 +121,11 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         # ---- initial spec from settings (falling back to defaults on anything invalid)
         s = self.settings
         if spec is not None:
-            s.pattern, s.params[spec.pattern] = spec.pattern, {k: _jsonable(v) for k, v in spec.params}
-            s.bit_depth, s.limited, s.size = spec.bit_depth, spec.limited, [spec.width, spec.height]
-            s.bit_depth_chosen = True
-            s.counter, s.counter_bits = spec.counter_bits is not None, spec.counter_bits or s.counter_bits
+            remember_spec(s, spec)
+        # what closing stores: only the fields changed since the window started
+        self.settings_store = SettingsStore(s, window=self, frame_settings=self.frame_settings,
+                                            spec=lambda: self.spec, device=lambda: self.loop.device,
+                                            one_to_one=lambda: self.act_one_to_one.isChecked())
         # the stored depth first (the stored colours were typed at it); the surface's follows below
         self.frame_settings.set_values(s.bit_depth, s.limited, s.size, s.counter, s.counter_bits,
                                        chosen=s.bit_depth_chosen)
@@ -226,17 +222,17 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
             place_default(self, QGuiApplication.primaryScreen().availableGeometry())
         self._default_layout = not (s.window_state and
                                     self.restoreState(QByteArray.fromBase64(s.window_state.encode())))
-        self._settings_baseline_now()
+        self.settings_store.baseline_now()
         self.loop.start()
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
-        untouched = self._settings_untouched()
+        untouched = self.settings_store.untouched()
         if self._default_layout:
             self._default_layout = False
             apply_default_docks(self)   # first run: pattern first (app/window/layout.py)
         if untouched:        # where the window system put it is not a change the user made
-            self._settings_baseline_now()
+            self.settings_store.baseline_now()
 
     def _list_devices(self, _index: int = 0) -> None:
         """Once, after the first present: the devices torch sees, listed off the GUI thread."""
@@ -449,10 +445,10 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
     def _follow_surface(self, _bits: int) -> None:
         presenter = self.loop.presenter
         if presenter is not None:
-            untouched = self._settings_untouched()
+            untouched = self.settings_store.untouched()
             self.frame_settings.follow_surface(presenter.surface_bits)
             if untouched:     # following the surface is not a change the user made
-                self._settings_baseline_now()
+                self.settings_store.baseline_now()
 
     def _on_frame_settings(self) -> None:
         device = self.frame_settings.device_setting()
@@ -474,7 +470,7 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         self.apply_edits()
 
     def _remember_params(self) -> None:
-        self.settings.params[self.spec.pattern] = {k: _jsonable(v) for k, v in self.spec.params}
+        self.settings.params[self.spec.pattern] = {k: jsonable(v) for k, v in self.spec.params}
 
     # ------------------------------------------------------------ output screens
 
@@ -608,50 +604,10 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
                 return
 
     # ------------------------------------------------------------ closing
-    def _settings_values(self) -> dict:
-        """What closing would store, field by field (the current pattern's parameters included)."""
-        fs = self.frame_settings
-        return {
-            "pattern": self.spec.pattern,
-            "params": {k: _jsonable(v) for k, v in self.spec.params},
-            "bit_depth": fs.bit_depth.value(),
-            "bit_depth_chosen": fs.bit_depth_chosen,
-            "limited": fs.range.currentText() == "limited",
-            "size": fs.size_setting(),
-            "counter": fs.counter.isChecked(),
-            "counter_bits": fs.counter_bits.value(),
-            "device": self.loop.device,
-            "one_to_one": self.act_one_to_one.isChecked(),
-            "window_geometry": bytes(self.saveGeometry().toBase64()).decode(),
-            "window_state": bytes(self.saveState().toBase64()).decode(),
-        }
-
-    def _settings_untouched(self) -> bool:
-        """True while every stored field (the window's own geometry aside) is as it started."""
-        base = getattr(self, "_settings_baseline", None)
-        if base is None:
-            return False
-        now = self._settings_values()
-        return all(now[k] == base.get(k) for k in now if not k.startswith("window_"))
-
-    def _settings_baseline_now(self) -> None:
-        """Take what the window shows now as what it started with: a field the user never changes
-        is not stored back on close, so a value that fell back to a default (or a colour the
-        window converted to the surface's depth) leaves the settings file as it was."""
-        self._settings_baseline = self._settings_values()
-
     def store_settings(self) -> None:
-        s = self.settings
-        base = getattr(self, "_settings_baseline", {})
-        for name, value in self._settings_values().items():
-            if base.get(name, object()) == value:
-                continue
-            if name == "params":
-                s.params[self.spec.pattern] = value
-            else:
-                setattr(s, name, value)
+        """Store the fields changed since the window started (:mod:`app.window.settings_store`)."""
         try:
-            settings_mod.save(s)
+            self.settings_store.store()
         except OSError as exc:  # SettingsNotSaved: one line naming the file and the reason
             self.statusBar().showMessage(str(exc), 10000)
             self.log_dock.add(str(exc), logging.WARNING)
