@@ -40,6 +40,7 @@ from app.preview import presenter_kind as choose_presenter
 from app.window.catalog import CatalogPanel
 from app.window.file_actions import FileActions
 from app.window.layout import apply_default_docks, grow_when_raised, place_default, scrolled
+from app.window.live_figures import LiveFigures
 from app.window.log_dock import LogDock
 from app.window.menus import build_menus, rebuild_output_menu
 from app.window.param_editor import FrameSettings, ParamEditor
@@ -51,15 +52,14 @@ from app.window.timing_dock import TimingDock
 from app.workers import TaskRunner, either
 from core.decisions import Band, band_chain
 from core.engine import available_devices
-from core.patterns import frame_apl, get_pattern, make_spec
-from core.timing import TIMER, timeline_columns, timing_view
+from core.patterns import get_pattern, make_spec
+from core.timing import TIMER
 
 
 class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
     spec_changed = Signal(object)
     devices_listed = Signal(list)     # the render devices, known once torch has listed them
 
-    STATUS_INTERVAL_MS = 250
     DECISIONS_INTERVAL_MS = 10_000     # how often the decision cache is checked, off the GUI thread
 
     def __init__(self, pattern: str | None = None, frame_limit: int = 0, settings=None,
@@ -74,9 +74,6 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         self.settings = settings if settings is not None else settings_mod.load()
         self.dialogs = FileDialogs(self.settings)   # start folders: last used per kind, else documents
         self.worker = TaskRunner("testcard-io", self)
-        self.stats_worker = TaskRunner("testcard-stats", self)   # so a long timeline never stalls a frame
-        self.apl_worker = TaskRunner("testcard-apl", self)       # a zone plate's APL takes ~60 ms at 2160p
-        self._apl_state = "idle"                                  # "idle", "running", "again"
         self._panels: list[QWidget] = []
         self._closing = False
 
@@ -166,6 +163,9 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         self.loop.engine_changed.connect(self._update_status)
         self.session.attach_preview(self.preview)
         self.output.screens_changed.connect(self._rebuild_output_menu)
+        # the status bar, the APL readout and the timing statistics (app/window/live_figures.py)
+        self.figures = LiveFigures(self.loop, status_bar=self.status_bar, timing=self.timing,
+                                   editor=self.editor, spec=lambda: self.spec, log=self.log, parent=self)
 
         # preset playback: driven by the loop's presents (app/preview/playback.py)
         self.player.status_changed.connect(self.status_bar.show_playback)
@@ -184,24 +184,15 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         self.session.surface_ready.connect(self._follow_surface)
         if not isinstance(self.preview, GLPresenter):
             self.frame_settings.follow_surface(self.preview.surface_bits)
-        self._show_apl()
+        self.figures.show_apl()
         self.timing.reset_requested.connect(self.reset_timing)
         self.timing.export_requested.connect(self.export_timeline_dialog)
         self.timing.record_requested.connect(self.set_timeline_recording)
-        self.timing.window_changed.connect(lambda _s: self._refresh_live())
         build_menus(self)
         self.preview.set_one_to_one(s.one_to_one)
         self.act_one_to_one.setChecked(s.one_to_one)
-        # Live figures refresh a few times a second, right after a present, so the
-        # repaint uses the slack before the next frame instead of delaying it; the
-        # timer only covers a loop that is not presenting.
-        self._refreshed_at = 0.0
-        self.loop.frame_presented.connect(self._after_present)
+        self.figures.start()    # a few times a second, right after a present
         self.loop.frame_presented.connect(self._list_devices)
-        self._status_timer = QTimer(self)
-        self._status_timer.setInterval(4 * self.STATUS_INTERVAL_MS)
-        self._status_timer.timeout.connect(self._refresh_if_idle)
-        self._status_timer.start()
         self.worker.submit(self.decisions.refresh, lambda changed, exc: self._decisions_read(
             changed, exc, first=True))
         self._decisions_timer = QTimer(self)    # a verdict recorded by another testcard
@@ -411,36 +402,7 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         self.spec = spec
         self.spec_changed.emit(spec)
         self._update_status()
-        self._show_apl()
-
-    def _show_apl(self) -> None:
-        """The frame's APL (from its plan: no pixels read) in the editor and the status bar,
-        computed off the GUI thread; edits made meanwhile are covered by one more run."""
-        if self._apl_state != "idle":
-            self._apl_state = "again"
-            return
-        self._apl_state = "running"
-        spec, index = self.spec, (self.loop.index if self.spec.animated else 0)
-        self.apl_worker.submit(lambda: frame_apl(spec, index),
-                               lambda apl, exc: self._on_apl(spec, apl, exc))
-
-    def _on_apl(self, spec, apl, exc) -> None:
-        again, self._apl_state = self._apl_state == "again", "idle"
-        if self._closing:
-            return
-        if again or spec != self.spec:
-            self._show_apl()
-            return
-        if exc is not None:
-            apl = None
-            self.log(f"APL not available: {exc}")
-        self.editor.show_apl(apl)
-        self.status_bar.show_apl(apl)
-
-    @property
-    def apl_pending(self) -> bool:
-        """True while the APL shown may be behind the frame (tests wait on it)."""
-        return self._apl_state != "idle"
+        self.figures.show_apl()
 
     def _follow_surface(self, _bits: int) -> None:
         presenter = self.loop.presenter
@@ -492,48 +454,6 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
 
     def status_texts(self) -> dict[str, str]:
         return self.status_bar.texts()
-
-    def _after_present(self, _index: int) -> None:
-        # one piece of the live figures per present: the timing dock's pieces one after the
-        # other, else the refresh when it is due; together they would not fit one frame
-        if self.timing.apply_next():
-            return
-        now = self.loop.clock()
-        if now - self._refreshed_at >= self.STATUS_INTERVAL_MS / 1000.0:
-            self._refresh_live(split=True)
-
-    def _refresh_if_idle(self) -> None:
-        self.timing.flush()                 # nothing presenting: what is queued shows now
-        if self.loop.clock() - self._refreshed_at >= self.STATUS_INTERVAL_MS / 1000.0:
-            self._refresh_live()
-
-    def _refresh_live(self, split: bool = False) -> None:
-        """The status bar, the APL readout and the timing statistics (computed on a worker).
-        ``split``: the status bar now, the rest queued as pieces of the timing dock's refresh,
-        so each present is followed by one piece only."""
-        self._refreshed_at = self.loop.clock()
-        tl = self.loop.timeline
-        self.status_bar.show_fps(tl.column("present_s", last=61))
-        self._update_status()
-        rest = [self._show_apl] if self.spec.animated else []
-        rest.append(self._submit_statistics)
-        if split:
-            self.timing.queue_pieces(rest)
-        else:
-            for piece in rest:
-                piece()
-
-    def _submit_statistics(self) -> None:
-        tl = self.loop.timeline
-        if self.timing.isVisible() and not self.stats_worker.busy:
-            pacing = self.status_bar.st_pacing.text()
-            if self.loop.monitor.reason:
-                pacing += f": {self.loop.monitor.reason}"
-            cols, period = timeline_columns(tl), self.loop.period_ms
-            window = self.timing.WINDOW_S
-            self.stats_worker.submit(lambda: timing_view(*cols, period, window),
-                                     either(lambda view: self.timing.queue_view(view, pacing),
-                                             lambda exc: self.log(f"timing statistics failed: {exc}")))
 
     def _notice(self, message: str, log: bool = True) -> None:
         self.statusBar().showMessage(message, 10000)
@@ -617,7 +537,7 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
             self._closing = True
             if self.persist:
                 self.store_settings()
-            self._status_timer.stop()
+            self.figures.stop()
             self._decisions_timer.stop()
             self.player.stop()
             self.remote.shutdown()
@@ -627,8 +547,7 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
                 if hasattr(panel, "shutdown"):
                     panel.shutdown()
             self.worker.wait()
-            self.stats_worker.wait()
-            self.apl_worker.wait()
+            self.figures.wait()
             self.decisions.release()
             self.preview.release()
         super().closeEvent(event)

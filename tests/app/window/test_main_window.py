@@ -122,7 +122,7 @@ def test_catalog_search_filters_by_name_title_and_group(main_window):
 def test_status_bar_names_path_source_device_size_and_pacing(qtbot, main_window):
     win = main_window
     wait_frames(qtbot, win, 3)
-    win._refresh_live()
+    win.figures.refresh()
     st = win.status_texts()
     assert st["path"].startswith("path numpy (default)")
     assert st["device"] == "cpu"
@@ -339,27 +339,28 @@ def test_status_bar_says_when_the_environment_pinned_the_path(qtbot, monkeypatch
 def test_live_refresh_computes_statistics_off_the_gui_thread(qtbot, main_window):
     import threading
 
-    import app.window.main_window as mw
+    import app.window.live_figures as lf
 
     win = main_window
+    figures = win.figures
     wait_frames(qtbot, win, 5)
     win.loop.stop()
-    win._status_timer.stop()   # nor may the idle refresh start one in between
+    figures.timer.stop()   # nor may the idle refresh start one in between
     # a refresh the last presents started may still be computing: it would make this one skip
-    qtbot.waitUntil(lambda: win.stats_worker.busy == 0, timeout=5000)
+    qtbot.waitUntil(lambda: figures.stats_worker.busy == 0, timeout=5000)
     threads = []
-    real = mw.timing_view
+    real = lf.timing_view
 
     def spy(*args):
         threads.append(threading.current_thread())
         return real(*args)
 
-    mw.timing_view = spy
+    lf.timing_view = spy
     try:
-        win._refresh_live()
-        qtbot.waitUntil(lambda: win.stats_worker.busy == 0, timeout=5000)
+        figures.refresh()
+        qtbot.waitUntil(lambda: figures.stats_worker.busy == 0, timeout=5000)
     finally:
-        mw.timing_view = real
+        lf.timing_view = real
     assert threads and threads[0] is not threading.main_thread()
     # the view is shown a piece per present; the loop is stopped, so all of it now
     qtbot.waitUntil(lambda: bool(win.timing._queued), timeout=5000)
@@ -425,24 +426,25 @@ def test_a_pattern_that_does_not_fit_the_output_says_so_and_keeps_the_frame(main
 
 def test_each_present_is_followed_by_one_piece_of_the_live_refresh(qtbot, main_window):
     win = main_window
+    figures = win.figures
     wait_frames(qtbot, win, 3)
     win.loop.stop()
-    win._status_timer.stop()
-    qtbot.waitUntil(lambda: win.stats_worker.busy == 0, timeout=5000)
+    figures.timer.stop()
+    qtbot.waitUntil(lambda: figures.stats_worker.busy == 0, timeout=5000)
     win.timing.flush()
     ran = []
-    real_apl, real_submit = win._show_apl, win._submit_statistics
-    win._show_apl = lambda: ran.append("apl") or real_apl()
-    win._submit_statistics = lambda: ran.append("statistics") or real_submit()
+    real_apl, real_submit = figures.show_apl, figures.submit_statistics
+    figures.show_apl = lambda: ran.append("apl") or real_apl()
+    figures.submit_statistics = lambda: ran.append("statistics") or real_submit()
     win.spec = win.spec.replace(counter_bits=8)   # animated: the APL readout refreshes too
-    win._refresh_live(split=True)                 # the status bar now, the rest queued
+    figures.refresh(split=True)                   # the status bar now, the rest queued
     assert ran == []
-    win._after_present(0)
+    figures.after_present(0)
     assert ran == ["apl"]
-    win._after_present(1)
+    figures.after_present(1)
     assert ran == ["apl", "statistics"]
     qtbot.waitUntil(lambda: len(win.timing._queued) == 3, timeout=5000)   # the view's pieces
     for left in (2, 1, 0):
-        win._after_present(2)
+        figures.after_present(2)
         assert len(win.timing._queued) == left
     assert win.timing.last_stats is not None

@@ -126,7 +126,7 @@ def test_auto_goes_back_to_the_surface_and_a_later_surface_is_followed(qtbot, ma
 # ---------------------------------------------------------------- APL in the editor and the status bar
 def settle(qtbot, win):
     """The APL is computed off the GUI thread: wait until what is shown is the frame's."""
-    qtbot.waitUntil(lambda: not win.apl_pending, timeout=5000)
+    qtbot.waitUntil(lambda: not win.figures.apl_pending, timeout=5000)
 
 
 def window_apl(win, **params):
@@ -192,7 +192,7 @@ def test_an_animated_frame_apl_is_the_shown_frames(qtbot, main_window):
     win.choose_pattern("counter")
     win.set_paused(True)
     win.step(1)
-    win._refresh_live()
+    win.figures.refresh()
     settle(qtbot, win)
     spec, index = win.spec, win.loop.index
     frame = render(make_spec("counter", spec.param_dict, width=spec.width, height=spec.height,
