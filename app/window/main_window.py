@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, Qt, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -38,6 +38,7 @@ from app.preview import (
 )
 from app.preview import presenter_kind as choose_presenter
 from app.window.catalog import CatalogPanel
+from app.window.decisions_watch import DecisionsWatch
 from app.window.file_actions import FileActions
 from app.window.layout import apply_default_docks, grow_when_raised, place_default, scrolled
 from app.window.live_figures import LiveFigures
@@ -60,7 +61,6 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
     spec_changed = Signal(object)
     devices_listed = Signal(list)     # the render devices, known once torch has listed them
 
-    DECISIONS_INTERVAL_MS = 10_000     # how often the decision cache is checked, off the GUI thread
 
     def __init__(self, pattern: str | None = None, frame_limit: int = 0, settings=None,
                  presenter_kind: str | None = None, spec=None, persist: bool = True,
@@ -193,13 +193,12 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         self.act_one_to_one.setChecked(s.one_to_one)
         self.figures.start()    # a few times a second, right after a present
         self.loop.frame_presented.connect(self._list_devices)
-        self.worker.submit(self.decisions.refresh, lambda changed, exc: self._decisions_read(
-            changed, exc, first=True))
-        self._decisions_timer = QTimer(self)    # a verdict recorded by another testcard
-        self._decisions_timer.setInterval(self.DECISIONS_INTERVAL_MS)
-        self._decisions_timer.timeout.connect(
-            lambda: self.worker.submit(self.decisions.refresh, self._decisions_read))
-        self._decisions_timer.start()
+        # the decision cache, read off this thread now and every few seconds after
+        self.decisions_watch = DecisionsWatch(self.decisions, self.loop, self.worker, parent=self)
+        self.decisions_watch.notice.connect(self._notice)
+        self.decisions_watch.warning.connect(self._warn)
+        self.decisions_watch.path_changed.connect(self._update_status)
+        self.decisions_watch.start()
         for problem in s.problems:  # a bad settings file: each reason logged, the gist shown
             self.log_dock.add(problem, logging.WARNING)
         if s.problems:
@@ -295,32 +294,10 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         chain = band_chain(self.loop.spec, self.loop.fmt)
         return chain[0] if chain else None
 
-    def _decisions_read(self, changed: bool, exc: Exception | None, first: bool = False) -> None:
-        """The decision cache was read off the GUI thread: say once what is wrong with it (log
-        and status bar), and choose the render path again when what it holds changed."""
-        if self._closing:
-            return
-        if exc is not None:
-            self._notice(f"the decision cache was not read: {exc}")
-            return
-        for note in self.decisions.notes if (first or changed) else ():
-            self.log_dock.add(note, logging.WARNING)
-            self.statusBar().showMessage(note, 15000)
-        if changed:
-            self.rechoose_render_path()
-
     def rechoose_render_path(self) -> None:
         """Choose the live output's render path again: a verdict saved or imported a moment ago
         takes effect on the next frame."""
-        before = self.loop.path
-        try:
-            self.loop.redecide()
-        except ValueError as exc:
-            self._notice(f"render path not changed: {exc}")
-            return
-        if self.loop.path != before:
-            self._notice(f"render path now {self.loop.path}: {self.loop.path_reason}")
-        self._update_status()
+        self.decisions_watch.rechoose()
 
     def add_panel(self, widget: QWidget, title: str, area: str = "right") -> QDockWidget:
         """Add ``widget`` as a dock (tabbed with others in the same area)."""
@@ -460,6 +437,12 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         if log:
             self.log(message)
 
+    def _warn(self, message: str) -> None:
+        """What is wrong with a file the window read (the decision cache): logged as a warning
+        and shown a while."""
+        self.log_dock.add(message, logging.WARNING)
+        self.statusBar().showMessage(message, 15000)
+
     def _on_pacing(self, mode: str, reason: str) -> None:
         self._update_status()
         if mode == TIMER and reason:
@@ -538,7 +521,7 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
             if self.persist:
                 self.store_settings()
             self.figures.stop()
-            self._decisions_timer.stop()
+            self.decisions_watch.stop()
             self.player.stop()
             self.remote.shutdown()
             self.set_timeline_recording(False)
