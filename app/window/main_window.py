@@ -45,15 +45,16 @@ from app.window.live_figures import LiveFigures
 from app.window.log_dock import LogDock
 from app.window.menus import build_menus, rebuild_output_menu
 from app.window.param_editor import FrameSettings, ParamEditor
+from app.window.pattern_control import PatternControl, frame_format_of, initial_spec
 from app.window.preset_actions import PresetActions
 from app.window.remote_actions import RemoteActions
-from app.window.settings_store import SettingsStore, jsonable, remember_spec
+from app.window.settings_store import SettingsStore, remember_spec
 from app.window.status_bar import StatusBar
 from app.window.timing_dock import TimingDock
 from app.workers import TaskRunner, either
 from core.decisions import Band, band_chain
 from core.engine import available_devices
-from core.patterns import get_pattern, make_spec
+from core.patterns import get_pattern
 from core.timing import TIMER
 
 
@@ -140,14 +141,14 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
             get_pattern(name)
         except ValueError:
             name = "checkerboard"
-        self.spec = spec if spec is not None else self._initial_spec(name)
+        self.spec = spec if spec is not None else initial_spec(self.frame_settings, s, name, self.log)
 
         # ---- the live output: the session the kiosk is too (app/preview/session.py); its
         # decision cache is read off this thread (below), so until then (and for a pattern
         # switch ever after) the loop never parses the file
         self.status_bar = StatusBar(self)
         self.setStatusBar(self.status_bar)
-        self.session = OutputSession(self.spec, frame_format=self._frame_format(),
+        self.session = OutputSession(self.spec, frame_format=frame_format_of(self.frame_settings),
                                      device=self.frame_settings.device_setting(), frame_limit=frame_limit,
                                      presenter=self.presenter_kind, banner=s.output_banner,
                                      reuse_static=reuse_static, read_decisions=False, parent=self)
@@ -162,6 +163,10 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         self.loop.pacing_changed.connect(self._on_pacing)
         self.loop.engine_changed.connect(self._update_status)
         self.session.attach_preview(self.preview)
+        # specs from the catalog, the editor and the frame settings (app/window/pattern_control.py)
+        self.patterns = PatternControl(catalog=self.catalog, editor=self.editor,
+                                       frame_settings=self.frame_settings, settings=s, session=self.session,
+                                       spec=lambda: self.spec, notice=self._notice)
         self.output.screens_changed.connect(self._rebuild_output_menu)
         # the status bar, the APL readout and the timing statistics (app/window/live_figures.py)
         self.figures = LiveFigures(self.loop, status_bar=self.status_bar, timing=self.timing,
@@ -175,7 +180,7 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
 
         # ---- wiring
         self.catalog.select(self.spec.pattern)
-        self._show_editor(self.spec)
+        self.patterns.show_editor(self.spec)
         self.catalog.pattern_chosen.connect(self.choose_pattern)
         self.editor.params_edited.connect(lambda _v: self.apply_edits())
         self.frame_settings.changed.connect(self._on_frame_settings)
@@ -260,26 +265,6 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
     def output_native_size(self) -> tuple[int, int]:
         return self.output_record().native_size
 
-    def _initial_spec(self, name: str):
-        levels = self.frame_settings.levels()
-        stored = self.settings.params.get(name, {})
-        w, h = self.frame_settings.frame_size()
-        counter = self.frame_settings.counter_setting() if name != "counter" else None
-        for params in (stored, {}):
-            for lv in (levels, None):
-                try:
-                    kw = dict(width=w, height=h, counter_bits=counter)
-                    if lv is not None:
-                        kw.update(bit_depth=lv.bit_depth, limited=lv.limited)
-                    return make_spec(name, params, **kw)
-                except ValueError as exc:
-                    self.log(f"stored settings for {name} not usable ({exc}); using defaults")
-        return make_spec("checkerboard", {}, width=w, height=h)
-
-    def _show_editor(self, spec) -> None:
-        self.editor.set_pattern(get_pattern(spec.pattern), spec.param_dict, spec.levels)
-        self.frame_settings.set_counter_allowed(spec.pattern != "counter")
-
     # ------------------------------------------------------------ public API (tests, panels)
     def current_spec(self):
         return self.spec
@@ -319,60 +304,11 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         return dock
 
     def choose_pattern(self, name: str) -> None:
-        if name == self.spec.pattern:
-            return
-        self._remember_params()
-        levels = self.frame_settings.levels()
-        stored = self.settings.params.get(name, {})
-        w, h = self.frame_settings.frame_size()
-        counter = self.frame_settings.counter_setting() if name != "counter" else None
-        spec = None
-        for params in (stored, {}):
-            try:
-                spec = make_spec(name, params, width=w, height=h, bit_depth=levels.bit_depth,
-                                 limited=levels.limited, counter_bits=counter)
-                break
-            except ValueError as exc:
-                err = exc
-        if spec is None:
-            self._notice(f"{name}: {err}")
-            # the defaults resolved (a colour default is "100%", the editor takes code values)
-            self.editor.set_pattern(get_pattern(name), {p.name: p.resolve(p.default, levels)
-                                                        for p in get_pattern(name).params}, levels)
-            self.editor.show_error(str(err))
-            return
-        self._show_editor(spec)
-        self.catalog.select(name)
-        self._apply_spec(spec)
+        self.patterns.choose(name)
 
     def apply_edits(self) -> bool:
         """Build a spec from the editors; on a refusal show why and keep the current frame."""
-        try:
-            levels = self.frame_settings.levels()
-            w, h = self.frame_settings.frame_size()
-            counter = self.frame_settings.counter_setting() if self.spec.pattern != "counter" else None
-            spec = make_spec(self.spec.pattern, self.editor.values(), width=w, height=h,
-                             bit_depth=levels.bit_depth, limited=levels.limited, counter_bits=counter)
-        except ValueError as exc:
-            self.editor.show_error(str(exc))
-            self._notice(str(exc), log=False)
-            return False
-        self.editor.show_error(None)
-        return self._apply_spec(spec)
-
-    def _frame_format(self):
-        """The frame settings as a format (None while their depth and range cannot go together)."""
-        try:
-            return self.frame_settings.frame_format()
-        except ValueError:
-            return None
-
-    def _apply_spec(self, spec) -> bool:
-        self.session.format = self._frame_format() or self.session.format
-        if not self.session.show(spec):         # the session said why (a notice)
-            self.editor.show_error(self.session.refusal)
-            return False
-        return True
+        return self.patterns.apply_edits()
 
     def _on_spec_shown(self, spec) -> None:
         """The live output took ``spec`` (from the editors, a preset step or a playback)."""
@@ -400,16 +336,7 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
                 self.frame_settings.set_devices([combo.itemText(i) for i in range(combo.count())],
                                                 self.loop.device)
             self._update_status()
-        try:
-            levels = self.frame_settings.levels()
-        except ValueError as exc:
-            self.editor.show_error(str(exc))
-            return
-        self.editor.set_levels(levels)
-        self.apply_edits()
-
-    def _remember_params(self) -> None:
-        self.settings.params[self.spec.pattern] = {k: jsonable(v) for k, v in self.spec.params}
+        self.patterns.levels_changed()
 
     # ------------------------------------------------------------ output screens
 

@@ -38,7 +38,7 @@ class PresetActions:
     def _show_preset(self, preset, **play) -> bool:
         """``preset`` on the live output at the frame settings' format (the counter overlay
         stays on when it is ticked); a refusal is a notice naming the entry."""
-        self.session.format = self._frame_format() or self.session.format
+        self.session.format = self.patterns.frame_format() or self.session.format
         try:
             return self.session.show_preset(preset, **play)
         except ValueError as exc:
@@ -47,7 +47,7 @@ class PresetActions:
 
     def _on_entry_shown(self, preset, position: int) -> None:
         spec = self.loop.spec
-        self._show_editor(spec)
+        self.patterns.show_editor(spec)
         self.catalog.select(spec.pattern)
         if not self.player.active:
             self._notice(f"preset {preset.name}: entry {position + 1} of {len(preset.entries)} "

@@ -42,10 +42,10 @@ class RemoteActions:
     def show_remote_spec(self, spec) -> bool:
         """A remote patch on the live output, as if chosen here (a preset playing stops)."""
         self.player.stop()
-        self._remember_params()
-        if not self._apply_spec(spec):
+        self.patterns.remember_params()
+        if not self.patterns.show(spec):
             return False
-        self._show_editor(spec)
+        self.patterns.show_editor(spec)
         self.catalog.select(spec.pattern)   # after: the pattern is the spec's, nothing is re-chosen
         return True
 

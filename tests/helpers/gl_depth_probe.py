@@ -48,7 +48,7 @@ def main() -> int:
         out["kind"] = win.preview.kind
         state["step"] += 1
         if state["step"] < len(specs):
-            win._apply_spec(specs[state["step"]])
+            win.patterns.show(specs[state["step"]])
             state["target"] = win.loop.presented_count + 10
             return
         win.loop.frame_presented.disconnect(on_frame)

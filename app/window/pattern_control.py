@@ -1,0 +1,133 @@
+"""The pattern on screen as the control window's catalog, parameter editor and frame settings say.
+
+:class:`PatternControl` builds specs at the frame settings (the frame size, bit depth, range and
+counter): the first one from the stored parameters (falling back to defaults on anything
+refused), a pattern chosen in the catalog, the editor's values; it shows them through the
+output session and shows a refusal where it was made (the editor, the status bar).  The window
+keeps the spec on screen (``spec``, set when the session says it showed one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from app.window.settings_store import jsonable
+from core.patterns import get_pattern, make_spec
+
+
+def framed_spec(frame_settings, name: str, params: dict, levels=None):
+    """``name`` with ``params`` at ``frame_settings``' size and counter (none on the counter
+    pattern itself) and at ``levels`` (None: the pattern's own depth and range); refuses
+    (``ValueError``) what :func:`core.patterns.make_spec` refuses."""
+    w, h = frame_settings.frame_size()
+    counter = frame_settings.counter_setting() if name != "counter" else None
+    kw: dict = dict(width=w, height=h, counter_bits=counter)
+    if levels is not None:
+        kw.update(bit_depth=levels.bit_depth, limited=levels.limited)
+    return make_spec(name, params, **kw)
+
+
+def frame_format_of(frame_settings):
+    """``frame_settings`` as a :class:`~core.patterns.FrameFormat` (None while their depth and
+    range cannot go together)."""
+    try:
+        return frame_settings.frame_format()
+    except ValueError:
+        return None
+
+
+def initial_spec(frame_settings, settings, name: str, log: Callable[[str], None]):
+    """The window's first spec: the stored parameters at the frame's depth, then at the
+    pattern's own, then the defaults so (each refusal logged); a checkerboard if none is taken."""
+    levels = frame_settings.levels()
+    for params in (settings.params.get(name, {}), {}):
+        for lv in (levels, None):
+            try:
+                return framed_spec(frame_settings, name, params, lv)
+            except ValueError as exc:
+                log(f"stored settings for {name} not usable ({exc}); using defaults")
+    w, h = frame_settings.frame_size()
+    return make_spec("checkerboard", {}, width=w, height=h)
+
+
+class PatternControl:
+    """Specs from ``catalog``, ``editor`` (a :class:`~app.window.param_editor.ParamEditor`) and
+    ``frame_settings``, with the parameters ``settings`` stores per pattern, shown by ``session``
+    (an :class:`~app.preview.OutputSession`).  ``spec`` gives the spec on screen; ``notice``
+    takes a sentence for the operator (``log=False``: the status bar only)."""
+
+    def __init__(self, *, catalog, editor, frame_settings, settings, session, spec: Callable[[], object],
+                 notice: Callable[..., None]):
+        self.catalog, self.editor, self.frame_settings = catalog, editor, frame_settings
+        self.settings, self.session = settings, session
+        self._spec = spec
+        self._notice = notice
+
+    def choose(self, name: str) -> None:
+        """Show pattern ``name`` with its stored parameters, else its defaults; where both are
+        refused, the editor shows the defaults and why."""
+        if name == self._spec().pattern:
+            return
+        self.remember_params()
+        levels = self.frame_settings.levels()
+        try:
+            spec = framed_spec(self.frame_settings, name, self.settings.params.get(name, {}), levels)
+        except ValueError:
+            try:
+                spec = framed_spec(self.frame_settings, name, {}, levels)
+            except ValueError as err:
+                self._notice(f"{name}: {err}")
+                # the defaults resolved (a colour default is "100%", the editor takes code values)
+                pattern = get_pattern(name)
+                self.editor.set_pattern(pattern, {p.name: p.resolve(p.default, levels)
+                                                  for p in pattern.params}, levels)
+                self.editor.show_error(str(err))
+                return
+        self.show_editor(spec)
+        self.catalog.select(name)
+        self.show(spec)
+
+    def apply_edits(self) -> bool:
+        """Build a spec from the editors; on a refusal show why and keep the current frame."""
+        try:
+            spec = framed_spec(self.frame_settings, self._spec().pattern, self.editor.values(),
+                               self.frame_settings.levels())
+        except ValueError as exc:
+            self.editor.show_error(str(exc))
+            self._notice(str(exc), log=False)
+            return False
+        self.editor.show_error(None)
+        return self.show(spec)
+
+    def levels_changed(self) -> None:
+        """The frame settings changed: the editor takes their levels and the spec is built again
+        (a depth and range that cannot go together shown in the editor)."""
+        try:
+            levels = self.frame_settings.levels()
+        except ValueError as exc:
+            self.editor.show_error(str(exc))
+            return
+        self.editor.set_levels(levels)
+        self.apply_edits()
+
+    def frame_format(self):
+        """The frame settings as a format (None while their depth and range cannot go together)."""
+        return frame_format_of(self.frame_settings)
+
+    def show(self, spec) -> bool:
+        """``spec`` on the live output at the frame settings' format; a refusal in the editor."""
+        self.session.format = self.frame_format() or self.session.format
+        if not self.session.show(spec):         # the session said why (a notice)
+            self.editor.show_error(self.session.refusal)
+            return False
+        return True
+
+    def show_editor(self, spec) -> None:
+        """The editor on ``spec``'s pattern and values (the counter overlay off for the counter)."""
+        self.editor.set_pattern(get_pattern(spec.pattern), spec.param_dict, spec.levels)
+        self.frame_settings.set_counter_allowed(spec.pattern != "counter")
+
+    def remember_params(self) -> None:
+        """The parameters on screen kept for their pattern (stored on close)."""
+        spec = self._spec()
+        self.settings.params[spec.pattern] = {k: jsonable(v) for k, v in spec.params}
