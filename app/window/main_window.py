@@ -15,42 +15,30 @@ from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtCore import QByteArray, Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence
-from PySide6.QtWidgets import (
-    QDockWidget,
-    QMainWindow,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 from app import settings as settings_mod
 from app.dialogs import FileDialogs
 from app.panels import load_panels
-from app.preview import (
-    GLPresenter,
-    OutputSession,
-    RasterPresenter,
-    ScreenIdentity,
-    match_screen,
-    qscreen_of,
-    screen_records,
-)
+from app.preview import GLPresenter, OutputSession, RasterPresenter
 from app.preview import presenter_kind as choose_presenter
 from app.window.catalog import CatalogPanel
 from app.window.decisions_watch import DecisionsWatch
+from app.window.docks import add_panel_dock, build_docks, central_preview
 from app.window.file_actions import FileActions
-from app.window.layout import apply_default_docks, grow_when_raised, place_default, scrolled
+from app.window.layout import apply_default_docks, place_default
 from app.window.live_figures import LiveFigures
 from app.window.log_dock import LogDock
 from app.window.menus import build_menus, rebuild_output_menu
+from app.window.output_screen import OutputScreen
 from app.window.param_editor import FrameSettings, ParamEditor
 from app.window.pattern_control import PatternControl, frame_format_of, initial_spec
 from app.window.preset_actions import PresetActions
 from app.window.remote_actions import RemoteActions
 from app.window.settings_store import SettingsStore, remember_spec
 from app.window.status_bar import StatusBar
-from app.window.timing_dock import TimingDock
 from app.workers import TaskRunner, either
 from core.decisions import Band, band_chain
 from core.engine import available_devices
@@ -87,34 +75,10 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         self.frame_settings = FrameSettings()
         self.editor = ParamEditor()
         self.preview = self._make_presenter()
-        if isinstance(self.preview, GLPresenter):
-            self.preview_widget = QWidget.createWindowContainer(self.preview, self)
-            self.preview_widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        else:
-            self.preview_widget = self.preview
-        self.preview_widget.setMinimumSize(320, 180)
-        self.setCentralWidget(self.preview_widget)
-
-        left = QDockWidget("Patterns", self)
-        left.setObjectName("PatternsDock")
-        left.setWidget(self.catalog)
-        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, left)
-        right_body = QWidget()
-        rl = QVBoxLayout(right_body)
-        rl.addWidget(self.frame_settings)
-        rl.addWidget(self.editor)
-        rl.addStretch(1)
-        scroll = scrolled(right_body, fit_width=True)   # as wide as the editor needs; scrolls down
-        right = QDockWidget("Parameters", self)
-        right.setObjectName("ParametersDock")
-        right.setWidget(scroll)
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, right)
-        self.timing = TimingDock(self)
-        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.timing)
-        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.log_dock)
-        self.tabifyDockWidget(self.timing, self.log_dock)
-        self.timing.raise_()
-        self.docks = {"patterns": left, "parameters": right, "timing": self.timing, "log": self.log_dock}
+        self.preview_widget = central_preview(self, self.preview)
+        self.docks = build_docks(self, catalog=self.catalog, frame_settings=self.frame_settings,
+                                 editor=self.editor, log=self.log_dock)   # (app/window/docks.py)
+        self.timing = self.docks["timing"]
 
         # ---- initial spec from settings (falling back to defaults on anything invalid)
         s = self.settings
@@ -132,8 +96,9 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         # the first frame is up (_list_devices)
         self.devices = ["cpu"]
         self.frame_settings.set_devices(self.devices, "cpu")
+        self.output_choice = OutputScreen(s)    # the output's screen, remembered by identity
         self.frame_settings.set_native(self.output_native_size())
-        remembered = match_screen(screen_records(), self.output_identity())
+        remembered = self.output_choice.match()
         if remembered.note:
             self.log(remembered.note)   # the output screen chosen last time is gone
         name = pattern or s.pattern
@@ -251,19 +216,12 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
     def _make_presenter(self):
         return GLPresenter() if self.presenter_kind == "opengl" else RasterPresenter()
 
-    def output_identity(self) -> ScreenIdentity | None:
-        """The output screen as remembered (None: the primary)."""
-        return ScreenIdentity.from_settings(self.settings.output_screen_id, self.settings.output_screen)
-
     def output_record(self):
         """The connected screen the output goes to: the remembered one, or its fallback."""
-        return match_screen(screen_records(), self.output_identity()).screen
-
-    def output_screen(self):
-        return qscreen_of(self.output_record())
+        return self.output_choice.record()
 
     def output_native_size(self) -> tuple[int, int]:
-        return self.output_record().native_size
+        return self.output_choice.native_size()
 
     # ------------------------------------------------------------ public API (tests, panels)
     def current_spec(self):
@@ -286,19 +244,7 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
 
     def add_panel(self, widget: QWidget, title: str, area: str = "right") -> QDockWidget:
         """Add ``widget`` as a dock (tabbed with others in the same area)."""
-        areas = {"left": Qt.DockWidgetArea.LeftDockWidgetArea, "right": Qt.DockWidgetArea.RightDockWidgetArea,
-                 "bottom": Qt.DockWidgetArea.BottomDockWidgetArea}
-        dock = QDockWidget(title, self)
-        dock.setObjectName(f"Panel{title.replace(' ', '')}")
-        dock.setWidget(scrolled(widget))   # a panel taller than its dock scrolls, never cut off
-        where = areas.get(area, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.addDockWidget(where, dock)
-        grow_when_raised(self, dock)       # a bottom panel opened in the low dock shows its controls
-        sibling = {"right": self.docks["parameters"], "bottom": self.timing}.get(area)
-        if sibling is not None:
-            self.tabifyDockWidget(sibling, dock)
-            sibling.raise_()
-        self.docks[title.lower()] = dock
+        dock = add_panel_dock(self, self.docks, widget, title, area)
         self._panels.append(widget)
         self.menu_view.addAction(dock.toggleViewAction())
         return dock
@@ -345,7 +291,7 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
 
     def choose_output_screen(self, screen) -> None:
         """Make ``screen`` (a :class:`~app.preview.ScreenRecord`) the output's, remembered by identity."""
-        self.settings.output_screen, self.settings.output_screen_id = screen.name, screen.identity.to_dict()
+        self.output_choice.remember(screen)
         self.frame_settings.set_native(self.output_native_size())
         if self.frame_settings.size_setting() is None:
             self.apply_edits()
@@ -400,7 +346,7 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
 
     def toggle_fullscreen(self, on: bool) -> None:
         if on:
-            self.session.open_output(self.output_identity())
+            self.session.open_output(self.output_choice.identity())
         else:
             self.session.close_output()
 

@@ -280,7 +280,7 @@ def test_output_window_takes_over_the_loop_and_esc_returns(qtbot, main_window):
     out = win.output.window
     assert out is not None and win.loop.presenter is out and win.loop.mirror is win.preview
     assert out.one_to_one
-    screen = win.output_screen().geometry()
+    screen = win.output_choice.qscreen().geometry()
     assert out.geometry() == screen
     n = win.loop.presented_count
     qtbot.waitUntil(lambda: win.loop.presented_count > n + 2, timeout=5000)
