@@ -3,16 +3,17 @@ frame settings and the parameter editor on the right, the timing and the log tab
 bottom, and a dock per panel added after (:mod:`app.panels`).
 
 Their sizes and the first-run layout are :mod:`app.window.layout`'s; every dock's content
-either fits or scrolls.
+either fits or scrolls.  :func:`restore_layout` puts the window and its docks back where they
+were left.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QByteArray, QRect, Qt
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QVBoxLayout, QWidget
 
 from app.preview import GLPresenter
-from app.window.layout import grow_when_raised, scrolled
+from app.window.layout import grow_when_raised, place_default, scrolled
 from app.window.timing_dock import TimingDock
 
 AREAS = {"left": Qt.DockWidgetArea.LeftDockWidgetArea, "right": Qt.DockWidgetArea.RightDockWidgetArea,
@@ -72,3 +73,12 @@ def add_panel_dock(window: QMainWindow, docks: dict[str, QDockWidget], widget: Q
         sibling.raise_()
     docks[title.lower()] = dock
     return dock
+
+
+def restore_layout(window: QMainWindow, geometry: str, state: str, available: QRect) -> bool:
+    """Put ``window`` where it was left (``geometry``, ``state``: as stored, base64), else size
+    and centre it for ``available`` (a screen's available geometry).  Returns whether the dock
+    state was not restored (the first-run dock layout is due once the window is shown)."""
+    if not (geometry and window.restoreGeometry(QByteArray.fromBase64(geometry.encode()))):
+        place_default(window, available)
+    return not (state and window.restoreState(QByteArray.fromBase64(state.encode())))

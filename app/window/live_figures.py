@@ -1,5 +1,7 @@
 """The control window's live figures: the status bar, the APL readout and the timing statistics.
 
+The loop's pacing changes are logged here too (timer-paced, and why).
+
 :class:`LiveFigures` refreshes them a few times a second, right after a present, so the repaint
 uses the slack before the next frame instead of delaying it; a timer covers a loop that is not
 presenting.  Each present is followed by one piece only (the timing dock's pieces one after the
@@ -16,7 +18,7 @@ from PySide6.QtCore import QObject, QTimer
 
 from app.workers import TaskRunner, either
 from core.patterns import frame_apl
-from core.timing import timeline_columns, timing_view
+from core.timing import TIMER, timeline_columns, timing_view
 
 
 class LiveFigures(QObject):
@@ -41,6 +43,7 @@ class LiveFigures(QObject):
         self.timer.setInterval(4 * self.STATUS_INTERVAL_MS)
         self.timer.timeout.connect(self.refresh_if_idle)
         timing.window_changed.connect(lambda _s: self.refresh())
+        loop.pacing_changed.connect(self._on_pacing)
 
     def start(self) -> None:
         """Refresh after each present from now on, and on the timer while none comes."""
@@ -55,6 +58,13 @@ class LiveFigures(QObject):
     def wait(self) -> None:
         self.stats_worker.wait()
         self.apl_worker.wait()
+
+    def _on_pacing(self, mode: str, reason: str) -> None:
+        self.status_bar.show_loop(self.loop, self._spec())
+        if mode == TIMER and reason:
+            self._log(f"timer-paced at {1000.0 / self.loop.period_ms:.2f} Hz: {reason}")
+        elif reason:
+            self._log(reason)
 
     # ------------------------------------------------------------ the refresh
     def after_present(self, _index: int) -> None:

@@ -1,21 +1,18 @@
 """The control window: catalog, parameters, live preview, timing, output, status.
 
-One piece (about 650 lines) on purpose: the window is the controller between the docks, the
-frame loop and the output window, and what is left here is its construction and the slots that
-join them -- choosing patterns, building the spec, the APL readout, pausing and stepping, the
-output screen, the decision cache's background read, and storing the settings.  What could
-stand alone has: the preset and playback slots (``preset_actions``), the file slots
-(``file_actions``), the menus and their actions (``menus``), the Help menu's windows (``help``),
-the default size and dock layout (``layout``), the status bar (``status_bar``), each dock
-(``catalog``, ``param_editor``, ``timing_dock``, ``log_dock``).  Cutting the rest further would
-mean separating a controller object from the widget, a rewrite rather than a move.
+The window builds its docks and the live output (an :class:`~app.preview.OutputSession`) and
+joins them; each piece that stands alone is an object it composes: the specs from the editors
+(``pattern_control``), the live figures (``live_figures``), the decision cache's background
+read (``decisions_watch``), the output screen (``output_screen``), what closing stores
+(``settings_store``), the docks (``docks``), the menus (``menus``), the status bar and each dock.
+The preset, file and remote slots are in ``preset_actions``, ``file_actions``, ``remote_actions``.
 """
 
 from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QByteArray, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
@@ -26,9 +23,9 @@ from app.preview import GLPresenter, OutputSession, RasterPresenter
 from app.preview import presenter_kind as choose_presenter
 from app.window.catalog import CatalogPanel
 from app.window.decisions_watch import DecisionsWatch
-from app.window.docks import add_panel_dock, build_docks, central_preview
+from app.window.docks import add_panel_dock, build_docks, central_preview, restore_layout
 from app.window.file_actions import FileActions
-from app.window.layout import apply_default_docks, place_default
+from app.window.layout import apply_default_docks
 from app.window.live_figures import LiveFigures
 from app.window.log_dock import LogDock
 from app.window.menus import build_menus, rebuild_output_menu
@@ -43,7 +40,6 @@ from app.workers import TaskRunner, either
 from core.decisions import Band, band_chain
 from core.engine import available_devices
 from core.patterns import get_pattern
-from core.timing import TIMER
 
 
 class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
@@ -123,9 +119,11 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         self.session.key_pressed.connect(self._on_presenter_key)
         self.session.spec_shown.connect(self._on_spec_shown)
         self.session.entry_shown.connect(self._on_entry_shown)
-        self.session.output_opened.connect(self._on_output_opened)
-        self.session.output_closed.connect(self._on_output_closed)
-        self.loop.pacing_changed.connect(self._on_pacing)
+        self.session.output_opened.connect(lambda _presenter: self._output_actions(True))
+        self.session.output_closed.connect(lambda: self._output_actions(False))
+        # the status bar, the APL readout, the timing statistics, the pacing notes
+        self.figures = LiveFigures(self.loop, status_bar=self.status_bar, timing=self.timing,
+                                   editor=self.editor, spec=lambda: self.spec, log=self.log, parent=self)
         self.loop.engine_changed.connect(self._update_status)
         self.session.attach_preview(self.preview)
         # specs from the catalog, the editor and the frame settings (app/window/pattern_control.py)
@@ -133,9 +131,6 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
                                        frame_settings=self.frame_settings, settings=s, session=self.session,
                                        spec=lambda: self.spec, notice=self._notice)
         self.output.screens_changed.connect(self._rebuild_output_menu)
-        # the status bar, the APL readout and the timing statistics (app/window/live_figures.py)
-        self.figures = LiveFigures(self.loop, status_bar=self.status_bar, timing=self.timing,
-                                   editor=self.editor, spec=lambda: self.spec, log=self.log, parent=self)
 
         # preset playback: driven by the loop's presents (app/preview/playback.py)
         self.player.status_changed.connect(self.status_bar.show_playback)
@@ -166,7 +161,8 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         # the decision cache, read off this thread now and every few seconds after
         self.decisions_watch = DecisionsWatch(self.decisions, self.loop, self.worker, parent=self)
         self.decisions_watch.notice.connect(self._notice)
-        self.decisions_watch.warning.connect(self._warn)
+        self.decisions_watch.warning.connect(lambda note: self.log_dock.add(note, logging.WARNING))
+        self.decisions_watch.warning.connect(lambda note: self.statusBar().showMessage(note, 15000))
         self.decisions_watch.path_changed.connect(self._update_status)
         self.decisions_watch.start()
         for problem in s.problems:  # a bad settings file: each reason logged, the gist shown
@@ -177,11 +173,8 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
             self.log(f"preview without OpenGL ({self.presenter_note}): timer-paced")
         load_panels(self)
         # after the panels, so their docks come back where they were left
-        geometry = QByteArray.fromBase64(s.window_geometry.encode())
-        if not (s.window_geometry and self.restoreGeometry(geometry)):
-            place_default(self, QGuiApplication.primaryScreen().availableGeometry())
-        self._default_layout = not (s.window_state and
-                                    self.restoreState(QByteArray.fromBase64(s.window_state.encode())))
+        self._default_layout = restore_layout(self, s.window_geometry, s.window_state,
+                                              QGuiApplication.primaryScreen().availableGeometry())
         self.settings_store.baseline_now()
         self.loop.start()
 
@@ -310,19 +303,6 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         if log:
             self.log(message)
 
-    def _warn(self, message: str) -> None:
-        """What is wrong with a file the window read (the decision cache): logged as a warning
-        and shown a while."""
-        self.log_dock.add(message, logging.WARNING)
-        self.statusBar().showMessage(message, 15000)
-
-    def _on_pacing(self, mode: str, reason: str) -> None:
-        self._update_status()
-        if mode == TIMER and reason:
-            self.log(f"timer-paced at {1000.0 / self.loop.period_ms:.2f} Hz: {reason}")
-        elif reason:
-            self.log(reason)
-
     # ------------------------------------------------------------ actions
     def set_paused(self, paused: bool) -> None:
         self.loop.set_paused(paused)
@@ -362,13 +342,10 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         elif self.isFullScreen():
             self.showNormal()
 
-    def _on_output_opened(self, _presenter) -> None:
-        self.act_fullscreen.setChecked(True)
-        self.act_leave.setEnabled(True)
-
-    def _on_output_closed(self) -> None:
-        self.act_fullscreen.setChecked(False)
-        self.act_leave.setEnabled(False)
+    def _output_actions(self, is_open: bool) -> None:
+        """The output went fullscreen (``is_open``) or left it."""
+        self.act_fullscreen.setChecked(is_open)
+        self.act_leave.setEnabled(is_open)
 
     def _on_presenter_key(self, event) -> None:
         """Keys pressed in a GL window (not a widget, so Qt's shortcut map skips it)."""
