@@ -63,15 +63,19 @@ class LiveEngine:
         self.fmt = fmt
         path, source, reason = self.decide(spec, fmt, device)
         old = self.engine
-        kw = dict(device=device, fmt=fmt, allow_rounding=True, reuse_static=reuse_static)
+
+        def build(path: str) -> Engine:
+            return Engine(spec, path=path, device=device, fmt=fmt, allow_rounding=True,
+                          reuse_static=reuse_static)
+
         try:
-            engine = Engine(spec, path=path, **kw)
+            engine = build(path)
         except ValueError as exc:
             if path == "numpy":
                 raise
             reason = f"{path} cannot render this here ({exc}); using numpy"
             path, source = "numpy", "fallback"
-            engine = Engine(spec, path=path, **kw)
+            engine = build(path)
         self.engine = engine
         self.path, self.path_source, self.path_reason = path, source, reason
         if old is not None:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QTimer
 
 from app.workers import TaskRunner, either
-from core.patterns import frame_apl
+from core.patterns import Spec, frame_apl
 from core.timing import TIMER, timeline_columns, timing_view
 
 
@@ -28,7 +28,7 @@ class LiveFigures(QObject):
 
     STATUS_INTERVAL_MS = 250
 
-    def __init__(self, loop, *, status_bar, timing, editor, spec: Callable[[], object],
+    def __init__(self, loop, *, status_bar, timing, editor, spec: Callable[[], Spec],
                  log: Callable[[str], None], parent=None):
         super().__init__(parent)
         self.loop, self.status_bar, self.timing, self.editor = loop, status_bar, timing, editor

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from app.window.settings_store import jsonable
-from core.patterns import get_pattern, make_spec
+from core.patterns import Spec, get_pattern, make_spec
 
 
 def framed_spec(frame_settings, name: str, params: dict, levels=None):
@@ -40,7 +40,8 @@ def initial_spec(frame_settings, settings, name: str, log: Callable[[str], None]
     """The window's first spec: the stored parameters at the frame's depth, then at the
     pattern's own, then the defaults so (each refusal logged); a checkerboard if none is taken."""
     levels = frame_settings.levels()
-    for params in (settings.params.get(name, {}), {}):
+    empty: dict = {}
+    for params in (settings.params.get(name, {}), empty):
         for lv in (levels, None):
             try:
                 return framed_spec(frame_settings, name, params, lv)
@@ -56,7 +57,7 @@ class PatternControl:
     (an :class:`~app.preview.OutputSession`).  ``spec`` gives the spec on screen; ``notice``
     takes a sentence for the operator (``log=False``: the status bar only)."""
 
-    def __init__(self, *, catalog, editor, frame_settings, settings, session, spec: Callable[[], object],
+    def __init__(self, *, catalog, editor, frame_settings, settings, session, spec: Callable[[], Spec],
                  notice: Callable[..., None]):
         self.catalog, self.editor, self.frame_settings = catalog, editor, frame_settings
         self.settings, self.session = settings, session

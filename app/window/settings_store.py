@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from app import settings as settings_mod
+from core.patterns import Spec
 
 
 def jsonable(v):
@@ -37,7 +38,7 @@ class SettingsStore:
     ``spec`` (the spec on screen), ``device`` (the render device) and ``one_to_one`` (the
     preview's 1:1 toggle), written into ``settings``."""
 
-    def __init__(self, settings, *, window, frame_settings, spec: Callable[[], object],
+    def __init__(self, settings, *, window, frame_settings, spec: Callable[[], Spec],
                  device: Callable[[], str], one_to_one: Callable[[], bool]):
         self.settings = settings
         self.window = window
