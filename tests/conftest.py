@@ -6,6 +6,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import importlib.util  # noqa: E402
 import re  # noqa: E402
 
+import av  # noqa: E402, F401  -- on the main thread first: a capture thread's first import can hang
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402

@@ -197,6 +197,10 @@ class LatencyPanel(JobPanel):
         self.recorder = PresentRecorder(self.loop, self)
         self.recorder.start()
         recorder = self.recorder
+        # PyAV imported here, not first on the capture's thread: a first import there was seen
+        # to hang with no CPU while another thread was in FFmpeg
+        import av  # noqa: F401
+
         self.start_job(lambda cancel: latency_steps(request, recorder, cancel),
                                 name="testcard-latency", yielded=self._progressed,
                                 returned=self._returned, errored=self._errored, aborted=self._aborted)
