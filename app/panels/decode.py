@@ -14,6 +14,8 @@ A live source (a capture device, a screen grab) is decoded as it arrives by the 
 
 For the main window (``app/panels/__init__.py``): ``PANEL_TITLE``, ``PANEL_AREA`` and
 ``create_panel(main_window)``; ``shutdown()`` stops the workers.  ``DecodePanel()`` takes none.
+One module, a little over 400 lines, because every slot here moves the one decode job's state
+(its request, progress, verdict line and export); the plot and the live section stand apart.
 """
 
 from __future__ import annotations

@@ -26,6 +26,10 @@ This is the race in the ``render`` form (each render in isolation).  The ``live`
 :func:`race` is a generator that yields :class:`RaceProgress` and returns a
 :class:`RaceResult`; stop iterating (``close()``) or set ``cancel`` to abandon it.
 It records nothing: recording is the caller's step (``core.decisions.cache``).
+
+One module, a little over 400 lines, because its three steps share :class:`RaceState`, which
+the live form builds on as well; the verdict and the rows already stand apart
+(:mod:`core.decisions.verdict`, :mod:`core.decisions.rows`).
 """
 
 from __future__ import annotations
