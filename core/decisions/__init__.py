@@ -53,7 +53,7 @@ from core.decisions.live import (
     live_ready_s,
     round_figures,
 )
-from core.decisions.race import (
+from core.decisions.racing import (
     FORMS,
     Candidate,
     CandidateResult,

@@ -71,7 +71,7 @@ import core.decisions.index as ix
 from core.atomic import atomic_write, move_aside, require_writable, temp_glob
 from core.decisions.bands import Band, format_band
 from core.decisions.fingerprint import fingerprint
-from core.decisions.race import RaceResult
+from core.decisions.racing import RaceResult
 from core.decisions.schema import (
     MAX_ENTRIES,
     MAX_FILE_BYTES,

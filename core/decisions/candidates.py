@@ -12,7 +12,7 @@ import numpy as np
 
 from core.decisions.bands import Band, parse_band
 from core.decisions.live import PresentFrames, live_race
-from core.decisions.race import (
+from core.decisions.racing import (
     FORMS,
     REFERENCE,
     Candidate,

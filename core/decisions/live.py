@@ -8,7 +8,7 @@ transfer and upload cost, which path served it, whether it was a warm-up frame, 
 screen period it ran at).  :class:`LiveRunner` is the adapter that turns it into one
 candidate's rounds.  Nothing here knows about Qt, windows or screens.
 
-Method (the render form's, :mod:`core.decisions.race`, with the rounds moved on screen):
+Method (the render form's, :mod:`core.decisions.racing`, with the rounds moved on screen):
 
 1. Open and parity exactly as the render form: each path opened in isolation, compiled, and
    checked against numpy on the parity frames, so a path that renders other code values never
@@ -43,7 +43,7 @@ from typing import Protocol
 
 import numpy as np
 
-from core.decisions.race import (
+from core.decisions.racing import (
     Candidate,
     RaceCancelled,
     RaceProgress,
@@ -256,7 +256,7 @@ def live_race(band: str, device: str, candidates: Sequence[Candidate], present: 
               clock: Callable[[], float] = time.perf_counter,
               cancel: threading.Event | None = None) -> Generator[RaceProgress, None, RaceResult]:
     """Race ``candidates`` on one band in the live loop (module doc).  ``candidates`` open the
-    isolated runners used for parity (as :func:`core.decisions.race.race`); ``present`` shows
+    isolated runners used for parity (as :func:`core.decisions.racing.race`); ``present`` shows
     their paths on screen.  Yields progress, returns a :class:`RaceResult` with ``form`` live.
     Raises :class:`RaceCancelled`, :class:`LiveOutputLost`, and ``ValueError`` for settings the
     live loop cannot hold or a reference that cannot render the band."""

@@ -2,7 +2,7 @@
 panel's table and chart): each candidate's figures under the names of
 :mod:`core.decisions.figures`, formatted the same everywhere.
 
-:func:`race_rows` reads a finished :class:`~core.decisions.race.RaceResult`; :func:`running_rows`
+:func:`race_rows` reads a finished :class:`~core.decisions.racing.RaceResult`; :func:`running_rows`
 the running figures of a race in progress.  :func:`columns` are the headers of a form's table
 and :meth:`RaceRow.cells` a row's text under them; :func:`progress_step` and :func:`time_left`
 say where a race in progress is.
@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from core.decisions.figures import COMPILE, INTERVAL, LATE, SPREAD, VS_DEFAULT, ms_text, paired_ratio, ranked
-from core.decisions.race import RaceProgress, RaceResult
+from core.decisions.racing import RaceProgress, RaceResult
 from core.decisions.verdict import order_by_preference
 
 PATH, STATUS, NOTE = "path", "status", "note"

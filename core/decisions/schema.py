@@ -47,7 +47,7 @@ from core.decisions.fields import integer_field as _integer
 from core.decisions.fields import number_field as _number
 from core.decisions.fields import text_field as _text
 from core.decisions.fingerprint import MAX_FINGERPRINT_CHARS, is_fingerprint
-from core.decisions.race import FORMS, STATUSES, RaceResult
+from core.decisions.racing import FORMS, STATUSES, RaceResult
 from core.engine import PATHS
 from core.jsonfile import JsonError, parse_json
 

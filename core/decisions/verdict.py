@@ -32,7 +32,7 @@ _RENDER, _LIVE = RANKED["render"].name, RANKED["live"].name
 
 
 class Raced(Protocol):
-    """What a verdict reads of a candidate (a :class:`~core.decisions.race.CandidateResult`)."""
+    """What a verdict reads of a candidate (a :class:`~core.decisions.racing.CandidateResult`)."""
 
     status: str
     round_ms: list[float]     # per round: median render time, or p99 frame cost in a live race

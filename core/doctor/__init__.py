@@ -27,7 +27,7 @@ from core.doctor.check import (
     run_steps,
 )
 from core.doctor.decisions import check_band, check_cache, decision_steps
-from core.doctor.paths import CORRUPT_ENV, check_path, first_difference, path_steps, targets
+from core.doctor.exactness import CORRUPT_ENV, check_path, first_difference, path_steps, targets
 from core.doctor.presents import TIMER_PACED, VSYNC_LOCKED, judge_presents, no_vsync_surface
 from core.doctor.presents import WHY as PRESENTS_WHY
 from core.doctor.speed import check_speed, speed_steps

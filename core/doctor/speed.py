@@ -11,7 +11,7 @@ screen's frame period, ``warning`` when it does not (frames will be late at that
 from __future__ import annotations
 
 from core.doctor.check import NOT_AVAILABLE, OK, WARNING, Check, Step
-from core.doctor.paths import targets
+from core.doctor.exactness import targets
 from core.engine import COMPILED_PATHS, bench_frames, path_problem
 from core.patterns import make_spec
 

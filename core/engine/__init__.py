@@ -10,7 +10,7 @@ from core.engine.devices import available_devices, check_device, device_problem
 from core.engine.engine import Engine, RenderedFrame
 from core.engine.formats import FORMAT_BITS, FORMATS
 from core.engine.gather import LeadLines, compiled_gather, finish_lines, frame_rows, gather_into, realize_op
-from core.engine.paths import COMPILED_PATHS, PATHS, available_paths, path_problem
+from core.engine.render_paths import COMPILED_PATHS, PATHS, available_paths, path_problem
 
 __all__ = [
     "Engine",

@@ -8,7 +8,7 @@ import numpy as np
 
 from core.engine import formats as F
 from core.engine.engine import Engine
-from core.engine.paths import COMPILED_PATHS
+from core.engine.render_paths import COMPILED_PATHS
 from core.patterns import Spec
 from core.timing import summary
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from core.engine import formats as F
 from core.engine.compiled import CompiledRenderer
-from core.engine.paths import COMPILED_PATHS, PATHS, path_problem
+from core.engine.render_paths import COMPILED_PATHS, PATHS, path_problem
 from core.engine.renderers import NumpyRenderer, Target, TorchRenderer
 from core.patterns import Spec
 

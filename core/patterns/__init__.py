@@ -38,7 +38,7 @@ from core.patterns.presets import (
     parse_preset,
 )
 from core.patterns.registry import ANIMATION_PARAMS, catalog, get_pattern
-from core.patterns.render import render, render_pattern, render_plan
+from core.patterns.rendering import render, render_pattern, render_plan
 from core.patterns.scale_chart import SCALE_CHART_MIN, chart_layout
 from core.patterns.spec import SIZE_ALIASES, Spec, make_spec, parse_size
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from core.levels import Levels
 from core.patterns.fills import window_background, window_patch
-from core.patterns.render import render_plan
+from core.patterns.rendering import render_plan
 from core.patterns.spec import Ctx, Spec
 from core.plan import plan_apl
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from core import xp as X
 from core.patterns.registry import catalog
-from core.patterns.render import render
+from core.patterns.rendering import render
 from core.patterns.spec import make_spec
 
 

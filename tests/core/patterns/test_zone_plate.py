@@ -12,7 +12,7 @@ import pytest
 
 from core.engine import Engine
 from core.patterns import make_spec, render
-from core.patterns.render import render_plan
+from core.patterns.rendering import render_plan
 from core.plan import Rows, map_rows, materialize
 from tests.helpers.fp_bounds import cosine_code
 

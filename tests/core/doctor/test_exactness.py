@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from core.doctor import CORRUPT_ENV, FAIL, NOT_AVAILABLE, OK, check_path, first_difference, targets
-from core.doctor.paths import Case, References, catalog_sample, compiled_sample, path_steps
+from core.doctor.exactness import Case, References, catalog_sample, compiled_sample, path_steps
 from core.engine import PATHS
 from core.patterns import make_spec
 
