@@ -10,7 +10,8 @@ A section is the text between ``<!-- section:NAME -->`` and ``<!-- /section:NAME
 ``cli`` from :func:`app.cli.build_parser` (every command, nested ``bench`` ones included),
 ``env`` from :data:`ENV_VARS`, which a test holds to the variables the code really reads, and
 ``shortcuts`` from the window's shortcut table (``app.window.SHORTCUTS``, Qt-free; a Qt test
-holds it to the window's real actions).  Everything outside the markers is left alone; the
+holds it to the window's real actions), ``map`` (where things are) from the packages' docstrings
+(:mod:`app.tree_map`).  Everything outside the markers is left alone; the
 README is the front door and holds none.  Never imports Qt.
 """
 
@@ -23,6 +24,7 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from app.tree_map import map_markdown
 from core.atomic import atomic_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -334,6 +336,7 @@ SECTIONS: dict[tuple[str, str], Callable[[], str]] = {
     ("docs/app.md", "shortcuts"): shortcuts_markdown,
     ("docs/cli.md", "cli"): cli_markdown,
     ("docs/environment.md", "env"): env_markdown,
+    ("docs/development.md", "map"): map_markdown,
 }
 GENERATORS: dict[str, Callable[[], str]] = {name: make for (_, name), make in SECTIONS.items()}
 
