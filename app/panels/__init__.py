@@ -13,7 +13,8 @@ panel may use from the main window: ``current_spec()``, ``loop`` (``loop.engine`
 ``loop.timeline``, ``loop.index``, ``loop.device``, ``loop.path``, ``loop.frame_presented``,
 ``loop.engine_changed``), the ``spec_changed`` signal, ``log(message)``, ``devices`` (the
 render devices of this box), ``live_band()`` (the band the live output renders),
-``rechoose_render_path()`` (after a verdict changed), ``dialogs`` (file dialogs that
+``rechoose_render_path()`` (after a verdict changed), ``decisions`` (the live output's decision
+cache: a verdict saved through it reaches the loop at once), ``dialogs`` (file dialogs that
 remember their folders) and ``remote`` (the window's :class:`app.preview.RemoteLink`).
 The dock holds the panel in a scroll area, so a panel taller than its dock scrolls.  A panel
 whose construction fails is reported in the log; the app starts without it.

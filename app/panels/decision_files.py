@@ -3,18 +3,22 @@ Import another box's with its receipt.  Each runs on the panel's task runner (th
 may wait on another process) and says how it went in the panel's receipt view.
 
 A mixin of :class:`~app.panels.measure.MeasurePanel` (as the main window's actions are of the
-window): it uses the panel's ``result``, ``saved_key``, ``tasks``, ``dialogs``,
-``receipt_view``, ``save_button``, ``_update_buttons`` and its file signals.
+window): it uses the panel's ``result``, ``saved_key``, ``decisions`` (the cache: the live
+output's where the panel has one, so a saved or imported verdict reaches its loop at once),
+``tasks``, ``dialogs``, ``receipt_view``, ``save_button``, ``_update_buttons`` and its file
+signals.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Slot
 
-from core.decisions import export_decisions, import_decisions, record_result
+from core.decisions import DecisionCache, export_decisions, import_decisions, record_result
 
 
 class DecisionFileActions:
+    decisions: DecisionCache | None     # the panel's (set in its __init__)
+
     @Slot()
     def save(self) -> None:
         if self.result is None or self.result.winner is None:
@@ -22,7 +26,7 @@ class DecisionFileActions:
 
         result = self.result
         self.save_button.setEnabled(False)
-        self.tasks.submit(lambda: record_result(result), self._saved)
+        self.tasks.submit(lambda: record_result(result, self.decisions), self._saved)
 
     def _saved(self, key, exc) -> None:
         if exc is not None:
@@ -37,7 +41,7 @@ class DecisionFileActions:
 
     def export_to(self, path: str, bands=None) -> None:
         """Write this box's verdicts (all bands, or ``bands``) to ``path`` off the GUI thread."""
-        self.tasks.submit(lambda: export_decisions(path, bands=bands),
+        self.tasks.submit(lambda: export_decisions(path, bands=bands, cache=self.decisions),
                        lambda n, exc: self._exported(path, n, exc))
 
     def _exported(self, path, n, exc) -> None:
@@ -49,7 +53,7 @@ class DecisionFileActions:
 
     def import_from(self, path: str) -> None:
         """Merge a decision file off the GUI thread; the receipt is shown when it is done."""
-        self.tasks.submit(lambda: import_decisions(path), self._imported)
+        self.tasks.submit(lambda: import_decisions(path, cache=self.decisions), self._imported)
 
     def _imported(self, receipt, exc) -> None:
         if exc is not None:

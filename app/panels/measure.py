@@ -50,6 +50,7 @@ from app.panels.race_table import RaceTable
 from app.workers import JobPanel
 from core.decisions import (
     Band,
+    DecisionCache,
     LiveOutputLost,
     RaceProgress,
     RaceRequest,
@@ -83,11 +84,13 @@ class MeasurePanel(DecisionFileActions, JobPanel):
 
     def __init__(self, devices=("cpu",), device: str = "cpu", live_band: Band | str | None = None,
                  settings: RaceSettings | None = None, dialogs: FileDialogs | None = None,
-                 live_output=None, parent=None):
+                 live_output=None, decisions: DecisionCache | None = None, parent=None):
         """``devices``: what the device picker offers (the main window's list); ``device`` and
         ``live_band``: what the live output renders on and renders, the picker's defaults;
         ``settings``: the race's default rounds, frames, warm-up and margin; ``live_output``:
-        ``() -> LiveOutput`` for live races (None: render races only)."""
+        ``() -> LiveOutput`` for live races (None: render races only); ``decisions``: the cache
+        verdicts are saved to, exported from and imported into (the live output's; None: the
+        default cache file)."""
         super().__init__("testcard-decisions-io", parent)
         self.setWindowTitle(PANEL_TITLE)
         self.dialogs = dialogs or FileDialogs()
@@ -95,6 +98,7 @@ class MeasurePanel(DecisionFileActions, JobPanel):
         self.live_source = None
         self.race_request: RaceRequest | None = None   # the race the worker runs
         self.live_output = live_output
+        self.decisions = decisions
         self.live: LiveOutput | None = None            # the output a live race presents on
         self._shown_phase: str | None = None
         self.result: RaceResult | None = None
@@ -391,7 +395,7 @@ def create_panel(main_window=None) -> MeasurePanel:
         return MeasurePanel()
     panel = MeasurePanel(devices=main_window.devices, device=main_window.loop.device,
                          live_band=main_window.live_band(), dialogs=main_window.dialogs,
-                         live_output=lambda: LiveOutput(main_window))
+                         live_output=lambda: LiveOutput(main_window), decisions=main_window.decisions)
     panel.live_source = lambda: (main_window.live_band(), main_window.loop.path)
     panel.refresh_live()
     main_window.loop.engine_changed.connect(panel.refresh_live)  # a bound slot: gone with the panel

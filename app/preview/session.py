@@ -3,7 +3,8 @@
 :class:`OutputSession` owns the :class:`~app.preview.FrameLoop`, the presenter kind (GL where
 the platform has it, else raster), the :class:`~app.preview.OutputController` that puts the
 output fullscreen on a screen, the decision cache the loop's path is chosen from (held in
-memory for the session), the preset player and the preset being stepped.  Its one door is
+memory for the session; a verdict saved or imported through it reaches the loop at once), the
+preset player and the preset being stepped.  Its one door is
 :meth:`OutputSession.show`; it reports through signals (notes, keys, the surface's depth, the
 engine, the output opening and closing), never by calling a window's slots.
 
@@ -79,7 +80,7 @@ class OutputSession(QObject):
             self.decisions.refresh()
         self.decisions.hold()     # lookups from memory: a pattern switch never parses the file
         self.loop = FrameLoop(spec, device=device, frame_limit=frame_limit, reuse_static=reuse_static,
-                              parent=self)
+                              decisions=self.decisions, parent=self)
         self.loop.render_failed.connect(lambda m: self.note.emit(f"render error: {m}"))
         self.loop.engine_changed.connect(self.engine_changed.emit)
         self.output = OutputController(self.make_presenter, self)

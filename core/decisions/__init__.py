@@ -7,8 +7,9 @@ verdict rules, ``figures`` names every figure a race reports (one statistic per 
 in every view), ``rows`` builds a race's table rows for every view, ``candidates`` makes the
 engine's paths candidates (``RaceRequest``), ``schema`` validates decision documents (and caps
 them; ``fields`` are its checks), ``cache`` keeps verdicts on disk, ``index`` holds them in
-memory for lookups, ``choose`` picks a path (race > pin > cache, live before render > default),
-``exchange`` exports and imports decision files.
+memory for lookups (one index per file in each ``Indexes`` registry, which its owner passes to
+the caches that share it), ``choose`` picks a path (race > pin > cache, live before render >
+default), ``exchange`` exports and imports decision files.
 """
 
 from core.decisions.bands import (
@@ -43,6 +44,7 @@ from core.decisions.figures import (
     ratio_text,
 )
 from core.decisions.fingerprint import box_fingerprints, fingerprint, is_fingerprint
+from core.decisions.index import Indexes
 from core.decisions.live import (
     LiveFrames,
     LiveOutputLost,
@@ -103,6 +105,7 @@ __all__ = [
     "DecisionFileError",
     "FORMS",
     "Figure",
+    "Indexes",
     "LiveFrames",
     "LiveOutputLost",
     "LiveRound",

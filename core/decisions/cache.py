@@ -18,10 +18,11 @@ a verdict raced in the live loop is keyed ``fingerprint|band|live`` beside it, w
 
 Which path renders a band is :mod:`core.decisions.choose`'s (pin > this cache > default).
 
-Lookups are indexed: each cache file has one in-memory index per process (a dict keyed
-``fingerprint|band``, shared by every :class:`DecisionCache` of that file), parsed once and
-parsed again only when the file's signature (device, inode, size, mtime, ctime) changes; a
-write through this process puts its new entries in directly.  :meth:`DecisionCache.hold`
+Lookups are indexed: each cache file has one in-memory index per registry
+(:class:`~core.decisions.index.Indexes`; a dict keyed ``fingerprint|band``, shared by every
+:class:`DecisionCache` of that file made with that registry: ``indexes=``, else one of its own),
+parsed once and parsed again only when the file's signature (device, inode, size, mtime, ctime)
+changes; a write through a cache sharing it puts its new entries in directly.  :meth:`DecisionCache.hold`
 (for a GUI thread) stops lookups touching the disk at all: the holder refreshes the index with
 :meth:`DecisionCache.refresh` off that thread, and until the first refresh it reads as empty.
 
@@ -116,13 +117,15 @@ def _why(exc: OSError) -> str:
 class DecisionCache:
     """The local cache file.  Reads need no lock (files are replaced whole) and are served
     from the file's in-memory index; every read-modify-write holds the cross-process lock.
-    ``clock`` (an aware ``datetime``) is what a ``measured_at`` may not lie beyond."""
+    ``clock`` (an aware ``datetime``) is what a ``measured_at`` may not lie beyond; ``indexes``
+    the registry whose index of the file it shares (None: a registry of its own, shared with no one)."""
 
     def __init__(self, path: str | os.PathLike | None = None, *,
-                 clock: Callable[[], _dt.datetime] | None = None):
+                 clock: Callable[[], _dt.datetime] | None = None, indexes: ix.Indexes | None = None):
         self.path = Path(path) if path is not None else cache_path()
         self.clock = clock
-        self._index = ix.index_for(self.path)
+        self.indexes = indexes if indexes is not None else ix.Indexes()
+        self._index = self.indexes.index_for(self.path)
 
     @property
     def lock_path(self) -> Path:
@@ -269,10 +272,10 @@ class DecisionCache:
         return entry, (None if entry is not None else state.rejected.get(key))
 
     def hold(self) -> None:
-        """From now on serve lookups of this file (through any DecisionCache of it in this
-        process) from memory, never touching the disk: for a GUI thread.  Until the first
-        :meth:`refresh` (on a worker thread) the index reads as empty, ``loading``.  Every
-        write through this process still updates it.  :meth:`release` ends it."""
+        """From now on serve lookups of this file (through any DecisionCache of it sharing this
+        one's :attr:`indexes`) from memory, never touching the disk: for a GUI thread.  Until
+        the first :meth:`refresh` (on a worker thread) the index reads as empty, ``loading``.
+        Every write through those caches still updates it.  :meth:`release` ends it."""
         with self._index.lock:
             self._index.held += 1
 

@@ -1,11 +1,11 @@
-"""The decision cache in memory: one index per cache file per process, and the one function
-that reads a cache file.
+"""The decision cache in memory: one index per cache file in each :class:`Indexes` registry,
+and the one function that reads a cache file.
 
 An index holds the last parse of its file (:class:`State`: the usable entries as a dict keyed
 ``fingerprint|band``, the entries skipped and why, the file's problem) with the signature of
 the file it came from (device, inode, size, mtime, ctime).  :class:`~core.decisions.cache.DecisionCache`
-parses again only when that signature changes, and a write through this process puts its new
-entries in directly, so a lookup costs a ``stat`` -- or nothing while the index is held.
+parses again only when that signature changes, and a write through any cache sharing the index
+puts its new entries in directly, so a lookup costs a ``stat`` -- or nothing while the index is held.
 """
 
 from __future__ import annotations
@@ -77,7 +77,8 @@ MISSING = State("missing")
 
 
 class Index:
-    """The in-memory index of one cache file, shared by every DecisionCache of that file."""
+    """The in-memory index of one cache file, shared by every DecisionCache of that file made
+    with the same :class:`Indexes`."""
 
     def __init__(self):
         self.lock = threading.RLock()   # one refresh at a time; lookups read ``state`` lock-free
@@ -85,19 +86,33 @@ class Index:
         self.held = 0                   # holders: while any, lookups never touch the disk
 
 
-_INDEXES: OrderedDict[str, Index] = OrderedDict()
-_INDEXES_LOCK = threading.Lock()
 MAX_INDEXES = 32                        # files indexed at once; the oldest unheld go first
 
 
-def index_for(path: Path) -> Index:
-    """The process's index of the cache file ``path``."""
-    key = os.path.abspath(path)
-    with _INDEXES_LOCK:
-        idx = _INDEXES.get(key)
-        if idx is None:
-            idx = _INDEXES[key] = Index()
-            unheld = [k for k, v in _INDEXES.items() if not v.held]
-            for old in unheld[:max(0, len(unheld) - MAX_INDEXES)]:
-                del _INDEXES[old]
-        return idx
+class Indexes:
+    """A registry of indexes, one per cache file: every :class:`~core.decisions.cache.DecisionCache`
+    made with the same registry shares its file's index (what one holds or writes, the others
+    see).  Whoever makes caches that must agree owns one and passes it (a doctor run's steps;
+    the live output passes its one cache instead); a registry is never global.  It keeps at
+    most ``limit`` indexes: making another drops the oldest unheld ones, never a held one."""
+
+    def __init__(self, limit: int = MAX_INDEXES):
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._indexes: OrderedDict[str, Index] = OrderedDict()
+
+    def index_for(self, path: Path) -> Index:
+        """This registry's index of the cache file ``path`` (made on first ask)."""
+        key = os.path.abspath(path)
+        with self._lock:
+            idx = self._indexes.get(key)
+            if idx is None:
+                idx = self._indexes[key] = Index()
+                unheld = [k for k, v in self._indexes.items() if not v.held]
+                for old in unheld[:max(0, len(unheld) - self.limit)]:
+                    del self._indexes[old]
+            return idx
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._indexes)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from core.atomic import require_writable
-from core.decisions import DecisionCache, band_chain, choose_path_for, fingerprint, split_key
+from core.decisions import DecisionCache, Indexes, band_chain, choose_path_for, fingerprint, split_key
 from core.doctor.check import OK, WARNING, Check, Step
 from core.patterns import make_spec
 
@@ -24,8 +24,8 @@ BAND_SPECS: tuple[tuple[str, dict[str, int], int | None], ...]   # pattern, para
 BAND_SPECS = (("counter", {}, None), ("checkerboard", {"invert_every": 1}, 16), ("bars", {}, None))
 
 
-def check_cache(device: str = "cpu") -> Check:
-    cache = DecisionCache()
+def check_cache(device: str = "cpu", *, indexes: Indexes | None = None) -> Check:
+    cache = DecisionCache(indexes=indexes)
     path = cache.path
     entries = cache.load()
     notes = cache.notes
@@ -48,11 +48,11 @@ def check_cache(device: str = "cpu") -> Check:
 
 
 def check_band(pattern: str, params: dict, counter_bits, size: tuple[int, int], fmt: str,
-               device: str = "cpu") -> Check:
+               device: str = "cpu", *, indexes: Indexes | None = None) -> Check:
     spec = make_spec(pattern, params, width=size[0], height=size[1], counter_bits=counter_bits,
                      bit_depth=10)
     band = band_chain(spec, fmt)[0].name if band_chain(spec, fmt) else f"{pattern} ({fmt})"
-    d = choose_path_for(spec, fmt, device)
+    d = choose_path_for(spec, fmt, device, cache=DecisionCache(indexes=indexes))
     data = {"band": band, "decided_by": d.band, **d.to_dict()}
     data.pop("entry", None)
     figure = f"{d.path} ({d.source})"
@@ -62,12 +62,15 @@ def check_band(pattern: str, params: dict, counter_bits, size: tuple[int, int], 
 
 def decision_steps(size: tuple[int, int], fmt: str | Callable[[], str], device: str = "cpu") -> list[Step]:
     """The cache, then one band per frame of :data:`BAND_SPECS` at ``size`` in ``fmt`` (or in
-    what ``fmt()`` says when the step runs: the surface's granted format is known only then)."""
-    steps = [Step("decisions", "cache", lambda: check_cache(device), why=CACHE_WHY)]
+    what ``fmt()`` says when the step runs: the surface's granted format is known only then).
+    The steps share one index registry, so the file is read once for all of them and what is
+    wrong with it is said once."""
+    indexes = Indexes()
+    steps = [Step("decisions", "cache", lambda: check_cache(device, indexes=indexes), why=CACHE_WHY)]
     for pattern, params, bits in BAND_SPECS:
         # mypy cannot infer a lambda with default arguments (they bind the loop's values)
         steps.append(Step("decisions", f"{pattern} band at {size[0]}x{size[1]}",
                           lambda p=pattern, q=params, b=bits: check_band(  # type: ignore[misc]
-                              p, q, b, size, fmt() if callable(fmt) else fmt, device),
+                              p, q, b, size, fmt() if callable(fmt) else fmt, device, indexes=indexes),
                           why=BAND_WHY))
     return steps

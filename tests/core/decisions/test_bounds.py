@@ -18,6 +18,7 @@ from core.decisions import (
     DecisionCache,
     DecisionCacheWarning,
     DecisionFileError,
+    Indexes,
     choose_path,
     document,
     import_decisions,
@@ -64,6 +65,12 @@ def _full_cache(path, cap=MAX_ENTRIES) -> DecisionCache:
     entries[key(FP, BAND)] = entry("torch-eager")
     path.write_bytes(encode(entries))
     return DecisionCache(path)
+
+
+def _sharing(cache) -> DecisionCache:
+    """Another cache of ``cache``'s file sharing its registry (as every lookup of the live
+    output shares the session's)."""
+    return DecisionCache(cache.path, indexes=cache.indexes)
 
 
 def _choose(cache, band=BAND):
@@ -132,10 +139,10 @@ def test_lookups_on_a_full_cache_read_the_file_once(tmp_path, counted):
     cache = _full_cache(tmp_path / "decisions.json")
     for i in range(100):
         band = BAND if i % 2 else f"animated@{100 + i}x100/rgb8"
-        d = _choose(DecisionCache(cache.path), band)       # a new DecisionCache each time, as the GUI
+        d = _choose(_sharing(cache), band)           # a new DecisionCache each time, one registry
         assert d.source == ("cache" if i % 2 else "default")
     assert counted["read"] == 1
-    # a write through this process feeds the index: still read once
+    # a write through a cache of the registry feeds the index: still read once
     cache.record(FP, BAND, entry("torch-compiled"))
     assert _choose(cache).path == "torch-compiled"
     assert counted["read"] == 1
@@ -144,7 +151,7 @@ def test_lookups_on_a_full_cache_read_the_file_once(tmp_path, counted):
 def test_a_change_by_another_process_costs_one_read(tmp_path, counted, small_cap):
     cache = _full_cache(tmp_path / "decisions.json", small_cap)
     assert _choose(cache).path == "torch-eager" and counted["read"] == 1
-    entries = DecisionCache(cache.path).load()
+    entries = _sharing(cache).load()
     entries[key(FP, BAND)] = entry("numpy")
     tmp = cache.path.with_name("other-writer.json")
     tmp.write_bytes(encode(entries))
@@ -157,21 +164,21 @@ def test_a_held_index_never_touches_the_disk(tmp_path, counted, small_cap):
     cache = _full_cache(tmp_path / "decisions.json", small_cap)
     cache.hold()
     try:
-        d = _choose(DecisionCache(cache.path))                 # before the worker has loaded it
+        d = _choose(_sharing(cache))                          # before the worker has loaded it
         assert d.source == "default" and "still being read" in d.reason
         assert counted == {"read": 0, "stat": 0}
-        assert DecisionCache(cache.path).refresh() is True     # the worker thread's load
-        assert counted["read"] == 1 and DecisionCache(cache.path).notes == []
+        assert _sharing(cache).refresh() is True              # the worker thread's load
+        assert counted["read"] == 1 and _sharing(cache).notes == []
         stats = counted["stat"]
         os.replace(_write(tmp_path / "x.json", {key(FP, BAND): entry("torch-compiled")}), cache.path)
         for _ in range(50):                                     # pattern switches
-            assert _choose(DecisionCache(cache.path)).path == "torch-eager"
+            assert _choose(_sharing(cache)).path == "torch-eager"
         assert (counted["read"], counted["stat"]) == (1, stats)
         assert cache.refresh() is True and cache.refresh() is False
         assert counted["read"] == 2
-        assert _choose(DecisionCache(cache.path)).path == "torch-compiled"
+        assert _choose(_sharing(cache)).path == "torch-compiled"
         cache.record(FP, BAND, entry("numpy"))                 # a write here feeds the held index
-        assert _choose(DecisionCache(cache.path)).path == "numpy"
+        assert _choose(_sharing(cache)).path == "numpy"
         assert counted["read"] == 2
     finally:
         cache.release()
@@ -189,10 +196,42 @@ def test_a_held_index_reports_a_bad_file_once(tmp_path, counted):
         try:
             assert held.refresh() is True
             for _ in range(20):
-                _choose(DecisionCache(path))
+                _choose(_sharing(held))
             notes = held.notes
         finally:
             held.release()
     assert len(notes) == 1 and "moved aside" in notes[0]
     assert len([w for w in seen if issubclass(w.category, DecisionCacheWarning)]) == 1
     assert counted["read"] == 2        # once to find it corrupt, once more under the lock
+
+
+def test_caches_of_one_file_with_their_own_registries_share_nothing(tmp_path):
+    cache = _full_cache(tmp_path / "decisions.json")
+    cache.hold()                                               # held, never loaded: reads as empty
+    try:
+        assert _choose(_sharing(cache)).source == "default"
+        other = DecisionCache(cache.path, indexes=Indexes())   # another registry's index
+        assert not other.loading and _choose(other).path == "torch-eager"
+        assert DecisionCache(cache.path).indexes is not cache.indexes   # none given: its own
+        assert _choose(DecisionCache(cache.path)).path == "torch-eager"
+        other.record(FP, BAND, entry("numpy"))                 # the file changes, the held index not
+        assert _choose(_sharing(cache)).source == "default" and _sharing(cache).loading
+        assert _choose(DecisionCache(cache.path)).path == "numpy"
+    finally:
+        cache.release()
+    assert _choose(cache).path == "numpy"                      # released: the file again
+
+
+def test_a_registry_keeps_its_limit_of_indexes_and_never_drops_a_held_one(tmp_path):
+    reg = Indexes(limit=3)
+    held = DecisionCache(tmp_path / "held.json", indexes=reg)
+    held.hold()
+    try:
+        first = reg.index_for(tmp_path / "0.json")
+        for i in range(6):
+            reg.index_for(tmp_path / f"{i}.json")
+        assert len(reg) == 4                                   # three unheld, and the held one
+        assert reg.index_for(held.path) is held._index          # kept while held
+        assert reg.index_for(tmp_path / "0.json") is not first  # the oldest unheld was dropped
+    finally:
+        held.release()

@@ -43,3 +43,19 @@ def test_the_bands_follow_the_format_known_only_when_they_run():
     steps = decision_steps((1920, 1080), lambda: fmt[0])
     fmt[0] = "rgb10"
     assert steps[1].run().name == "counter@1080p/rgb10"
+
+
+def test_the_steps_read_the_cache_once_and_its_verdicts_serve_the_bands(monkeypatch):
+    import core.decisions.index as ix
+    from core.decisions.schema import encode
+    from tests.helpers.decision_helpers import FP, entry, key
+
+    with open(os.environ["TESTCARD_DECISION_CACHE"], "wb") as fh:
+        fh.write(encode({key(FP, "counter@1080p/rgb8"): entry("numpy")}))
+    reads = []
+    real = ix.read_file
+    monkeypatch.setattr(ix, "read_file", lambda path: reads.append(path) or real(path))
+    checks = [step.run() for step in decision_steps((1920, 1080), "rgb8")]
+    assert checks[0].data["entries"] == 1
+    assert checks[1].name == "counter@1080p/rgb8" and checks[1].figure == "numpy (cache)"
+    assert len(checks) == 4 and len(reads) == 1       # one registry: one read for every step
