@@ -8,14 +8,14 @@ never reached the screen, and the transports' own events (listening, connected, 
 :class:`RemoteLog` takes records from any thread (:meth:`RemoteLog.write` never blocks and
 never raises) into a bounded queue (:attr:`RemoteLog.MAX_QUEUED` records: a flood of requests
 faster than the disk drops records, counted, and a ``dropped`` record says how many, rather
-than growing memory).  A thread of its own writes them as they come, whole lines per
-``write()``, appended to the file (a log that exists is continued, never replaced), and fsyncs
-at most every :attr:`RemoteLog.FSYNC_S`: a process killed (even SIGKILL) leaves every line
-written before it, and a power cut every line up to the last fsync.  The file is capped:
-past ``max_bytes`` it is renamed ``FILE.1`` (replacing an older ``FILE.1``) and a new ``FILE``
-begun, so the log never takes more than about twice ``max_bytes``.  A stream (``-``, a pipe)
-is written the same way, never rotated.  :meth:`RemoteLog.close` writes what is queued (at
-most the queue's bound) and returns at once.
+than growing memory).  A thread of its own writes them as they come to an appending
+:class:`core.streamed.StreamedFile`: whole lines per ``write()``, a log that exists continued,
+never replaced, and an fsync at most every :attr:`RemoteLog.FSYNC_S`, so a process killed
+(even SIGKILL) leaves every line written before it, and a power cut every line up to the last
+fsync.  The file is capped: past ``max_bytes`` it is renamed ``FILE.1`` (replacing an older
+``FILE.1``) and a new ``FILE`` begun, so the log never takes more than about twice
+``max_bytes``.  A stream (``-``, a pipe) is written the same way, never rotated.
+:meth:`RemoteLog.close` writes what is queued (at most the queue's bound) and returns at once.
 """
 
 from __future__ import annotations
@@ -23,16 +23,13 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
-import os
 import queue
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
-from core.atomic import is_stream, require_writable, write_target
 from core.remote.patch import surface_codes
+from core.streamed import StreamedFile
 
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 
@@ -92,20 +89,11 @@ class RemoteLog:
             raise ValueError(f"log size cap: expected a whole number of bytes, at least "
                              f"{self.MIN_BYTES}, got {max_bytes!r}")
         self.max_bytes = max_bytes
-        require_writable(self.path)
-        self.lines = 0
         self.dropped = 0
-        self.rotations = 0
         self._utc = utc
-        self._error: str | None = None
         self._closed = False
-        self._stream = is_stream(self.path)
-        self._target: Path | None = None if self._stream else write_target(self.path)
-        try:
-            self._fd = self._open()
-            self._size = 0 if self._stream else os.fstat(self._fd).st_size
-        except OSError as exc:
-            raise ValueError(f"cannot write {self.path}: {exc.strerror or exc}") from None
+        self._file = StreamedFile(self.path, mode="append", max_bytes=max_bytes,
+                                  sync_every_s=self.FSYNC_S)
         self._queue: queue.Queue = queue.Queue(self.MAX_QUEUED)
         self._lost = 0                           # dropped since the last dropped record
         self._lost_lock = threading.Lock()
@@ -113,20 +101,24 @@ class RemoteLog:
         self._thread = threading.Thread(target=self._run, name=thread_name, daemon=True)
         self._thread.start()
 
-    def _open(self) -> int:
-        if self.path == "-":
-            return os.dup(1)
-        where = self.path if self._target is None else self._target
-        return os.open(where, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
-
     @property
     def error(self) -> str | None:
-        return self._error
+        return self._file.error
+
+    @property
+    def lines(self) -> int:
+        """Lines written so far."""
+        return self._file.lines
+
+    @property
+    def rotations(self) -> int:
+        """How many times the file reached its cap and was renamed ``FILE.1``."""
+        return self._file.rotations
 
     def write(self, record: dict) -> None:
         """Queue one record (a dict the caller no longer changes); from any thread.  Never
         blocks: with :attr:`MAX_QUEUED` records waiting, the record is dropped and counted."""
-        if self._closed or self._error is not None:
+        if self._closed or self._file.error is not None:
             return
         try:
             self._queue.put_nowait(dict(record, utc=self._utc()))
@@ -137,8 +129,6 @@ class RemoteLog:
 
     # -- the writer thread
     def _run(self) -> None:
-        synced = time.monotonic()
-        dirty = False
         while True:
             try:
                 batch = [self._queue.get(timeout=self.FSYNC_S / 4)]
@@ -155,57 +145,16 @@ class RemoteLog:
                 batch.insert(0, {"kind": "dropped", "source": "log", "count": lost, "utc": self._utc(),
                                  "message": f"{lost} records dropped: they came faster than the "
                                             "log could be written"})
-            if batch and self._error is None:
+            if batch and self._file.error is None:
                 self._append(batch)
-                dirty = True
-            now = time.monotonic()
-            if dirty and (now - synced >= self.FSYNC_S or self._stop.is_set()):
-                self._sync()
-                synced, dirty = now, False
+            self._file.sync(force=self._stop.is_set())
             if self._stop.is_set() and self._queue.empty():
                 return
 
     def _append(self, batch: list[dict]) -> None:
         """Whole lines, one ``write()`` per run of lines that fits under the cap (a line never
-        straddles a rotation)."""
-        try:
-            run: list[bytes] = []
-            size = self._size
-            for record in batch:
-                line = (log_line(record) + "\n").encode("utf-8")
-                if not self._stream and size and size + len(line) > self.max_bytes:
-                    self._write_lines(run)
-                    run = []
-                    self._rotate()
-                    size = 0
-                run.append(line)
-                size += len(line)
-            self._write_lines(run)
-        except OSError as exc:
-            self._error = f"cannot write {self.path}: {exc.strerror or exc}"
-
-    def _write_lines(self, lines: list[bytes]) -> None:
-        view = memoryview(b"".join(lines))
-        self._size += len(view)
-        while view:
-            view = view[os.write(self._fd, view):]
-        self.lines += len(lines)
-
-    def _rotate(self) -> None:
-        """The file over its cap becomes ``FILE.1``; a new one is begun."""
-        assert self._target is not None   # only a log in a file rotates
-        self._sync()
-        os.close(self._fd)
-        os.replace(self._target, self._target.with_name(self._target.name + ".1"))
-        self._fd = self._open()
-        self._size = 0
-        self.rotations += 1
-
-    def _sync(self) -> None:
-        try:
-            os.fsync(self._fd)
-        except OSError:
-            pass                                 # a pipe or a terminal: nothing to sync
+        straddles a rotation: :class:`core.streamed.StreamedFile`)."""
+        self._file.write_lines(log_line(record) + "\n" for record in batch)
 
     def close(self) -> LogResult:
         """Write what is queued, fsync, close; says how it went.  Returns within the time it
@@ -214,11 +163,8 @@ class RemoteLog:
             self._closed = True
             self._stop.set()
             self._thread.join()
-            try:
-                os.close(self._fd)
-            except OSError as exc:
-                self._error = self._error or f"cannot write {self.path}: {exc.strerror or exc}"
-        return LogResult(self.path, self.lines, self._error, self.dropped)
+            self._file.close()
+        return LogResult(self.path, self.lines, self.error, self.dropped)
 
 
 def shown_record(patch, frame: int | None, present_s: float | None, note: str | None = None,

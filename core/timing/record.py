@@ -4,9 +4,10 @@ long run to a file.
 :class:`TimelineRecorder` keeps the full record of a run that the bounded live timeline does
 not: rows arrive in batches (copies, handed over by :meth:`core.timing.Timeline.append`), a
 thread of its own formats them into one buffered file opened once, and :meth:`close` flushes,
-fsyncs and puts the file in place.  The file goes through :func:`core.atomic.atomic_path`: the
-target is replaced whole when the recording closes, never half-written, and a failed write
-(a full disk) leaves it as it was; until then the rows live in the temporary file beside it.
+fsyncs and puts the file in place.  The file is a replacing :class:`core.streamed.StreamedFile`
+(through :func:`core.atomic.atomic_path`): the target is replaced whole when the recording
+closes, never half-written, and a failed write (a full disk) leaves it as it was; until then
+the rows live in the temporary file beside it.
 
 The last three columns carry the timeline's clock pairs (:mod:`core.timing.clocks`): on the
 row recorded as a pair was taken, the wall clock (``clock_realtime_s``, CLOCK_REALTIME), the
@@ -17,8 +18,8 @@ the two clocks, not a time of that row's frame.
 
 from __future__ import annotations
 
-import contextlib
 import csv
+import io
 import math
 import queue
 import threading
@@ -28,7 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core.atomic import atomic_path, require_writable
+from core.atomic import atomic_path
+from core.streamed import StreamedFile
 from core.timing.clocks import ClockPair
 
 CLOCK_COLUMNS = ("clock_realtime_s", "clock_monotonic_s", "clock_uncertainty_s")
@@ -116,6 +118,21 @@ class RecordResult:
     error: str | None = None
 
 
+class _CsvLine:
+    """One CSV row as the text of its line (``\\r\\n`` included), exactly as ``csv.writer``
+    writes it to a file opened with ``newline=""``."""
+
+    def __init__(self) -> None:
+        self._buf = io.StringIO(newline="")
+        self._writer = csv.writer(self._buf)
+
+    def __call__(self, row) -> str:
+        self._buf.seek(0)
+        self._buf.truncate()
+        self._writer.writerow(row)
+        return self._buf.getvalue()
+
+
 class TimelineRecorder:
     """A CSV file written row batch by row batch while a run goes on (see the module's text).
 
@@ -128,27 +145,20 @@ class TimelineRecorder:
 
     def __init__(self, path, *, thread_name: str = "testcard-timeline-csv"):
         self.path = str(path)
-        require_writable(self.path)
         self.rows = 0
-        self._error: str | None = None
         self._closed = False
-        self._stack = contextlib.ExitStack()
-        try:
-            tmp = self._stack.enter_context(atomic_path(self.path))
-            fh = self._stack.enter_context(open(tmp, "w", newline="", encoding="utf-8",
-                                                buffering=self.BUFFER_BYTES))
-            self._csv = csv.writer(fh)
-            self._csv.writerow(CSV_COLUMNS)
-        except OSError as exc:
-            self._stack.close()
-            raise ValueError(f"cannot write {self.path}: {exc.strerror or exc}") from None
+        self._result: RecordResult | None = None
+        self._line = _CsvLine()
+        self._file = StreamedFile(self.path, mode="replace", buffer_bytes=self.BUFFER_BYTES)
+        if not self._file.write_line(self._line(CSV_COLUMNS)):
+            raise ValueError(self._file.close())
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name=thread_name, daemon=True)
         self._thread.start()
 
     @property
     def error(self) -> str | None:
-        return self._error
+        return self._file.error
 
     @property
     def active(self) -> bool:
@@ -156,41 +166,31 @@ class TimelineRecorder:
 
     def submit(self, snap) -> None:
         """Queue a batch of rows (a snapshot the caller no longer touches)."""
-        if not self._closed and self._error is None:
+        if not self._closed and self._file.error is None:
             self._queue.put(snap)
 
     def _run(self) -> None:
         while (snap := self._queue.get()) is not None:
-            if self._error is not None:
+            if self._file.error is not None:
                 continue
             try:
-                self._csv.writerows(csv_rows(snap))
-                self.rows += len(snap)
+                lines = [self._line(row) for row in csv_rows(snap)]
             except (OSError, ValueError) as exc:
-                self._error = f"cannot write {self.path}: {getattr(exc, 'strerror', None) or exc}"
+                self._file.fail(exc)
+                continue
+            if self._file.write_lines(lines):
+                self.rows += len(snap)
 
     def close(self) -> RecordResult:
-        """Write what is queued, flush and fsync, and put the file in place; says how it went."""
-        if self._closed:
-            return RecordResult(self.path, self.rows, self._error)
-        self._closed = True
-        self._queue.put(None)
-        self._thread.join()
-        if self._error is None:
-            try:
-                self._stack.close()      # closes the file, fsyncs it, renames it over the target
-            except (OSError, ValueError) as exc:
-                self._error = f"cannot write {self.path}: {getattr(exc, 'strerror', None) or exc}"
-        else:
-            # unwind with the failure: the temporary file goes, the target stays as it was
-            failed = _Failed(self._error)
-            with contextlib.suppress(Exception):
-                self._stack.__exit__(_Failed, failed, None)
-        return RecordResult(self.path, self.rows if self._error is None else 0, self._error)
+        """Write what is queued, flush and fsync, and put the file in place (after a failure:
+        leave the target as it was); says how it went, the same on every call."""
+        if self._result is None:
+            self._closed = True
+            self._queue.put(None)
+            self._thread.join()
+            error = self._file.close()
+            self._result = RecordResult(self.path, self.rows if error is None else 0, error)
+        return self._result
 
     def __repr__(self) -> str:
         return f"TimelineRecorder({Path(self.path).name!r}, rows={self.rows})"
-
-
-class _Failed(Exception):
-    """Unwinds the recording's file with an exception, so that the target stays as it was."""
