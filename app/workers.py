@@ -23,9 +23,14 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Generator
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QWidget
+
+# a long job: ``make_gen(cancel)``, a generator that may yield and return anything (a decode
+# returns its report, a race its result)
+MakeGen = Callable[[threading.Event], Generator[Any, Any, Any]]
 
 
 class GeneratorWorker(QObject):
@@ -51,7 +56,7 @@ class GeneratorWorker(QObject):
     aborted = Signal()
     finished = Signal()
 
-    def __init__(self, make_gen: Callable[[threading.Event], Generator], *, min_interval_s: float = 0.1,
+    def __init__(self, make_gen: MakeGen, *, min_interval_s: float = 0.1,
                  clock: Callable[[], float] = time.monotonic, name: str = "testcard-job", parent=None):
         if not name.startswith("testcard-"):
             raise ValueError(f"worker thread names start with 'testcard-', got {name!r}")
@@ -190,7 +195,7 @@ class JobPanel(QWidget):
     def running(self) -> bool:
         return self.worker is not None
 
-    def start_job(self, make_gen: Callable[[threading.Event], Generator], *, name: str,
+    def start_job(self, make_gen: MakeGen, *, name: str,
                   yielded: Callable, returned: Callable, errored: Callable,
                   aborted: Callable) -> GeneratorWorker:
         """The job's worker with its outcome slots connected; the caller starts it once its

@@ -3,15 +3,23 @@
 The main window is built as ``testcard bench preview`` builds it (its live loop, its timing
 dock, its output window); each band is shown fullscreen on the chosen screen and every
 candidate is presented in turn by that loop (:class:`app.panels.LiveOutput`), while the race
-(:func:`core.decisions.live_race_band`) runs on a worker thread and the GUI thread presents.
+(:func:`core.decisions.live_race_band`) runs on the one worker
+(:class:`app.workers.GeneratorWorker`, as the Measure panel runs it) and the GUI thread presents.
 Qt is imported only here, and only when a live race runs.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.workers import GeneratorWorker
+    from core.decisions import RaceProgress, RaceResult
 
 HEADLESS_PLATFORMS = ("offscreen", "minimal", "vnc")
 
@@ -31,36 +39,36 @@ def live_display_problem(environ=None, platform: str | None = None) -> str | Non
     return None
 
 
-def _on_worker(make_gen, on_progress):
-    """Run the race generator on a thread while this (the GUI) thread keeps presenting;
-    the race's result, or what it raised."""
-    from PySide6.QtCore import QEventLoop, QObject, Signal
+def race_on_worker(worker: GeneratorWorker, on_progress: Callable[[RaceProgress], None]) -> RaceResult:
+    """Start ``worker`` (a :class:`app.workers.GeneratorWorker` over a race) and keep this, the
+    GUI, thread's events going (the live loop presents) until it finishes; ``on_progress(p)``
+    takes each progress step, on this thread.  Returns the race's result; raises what the race
+    raised, or ``KeyboardInterrupt`` when it stopped after ``worker.quit()`` (Ctrl-C)."""
+    from PySide6.QtCore import QEventLoop
 
-    from core.decisions import run_race
+    ev, box = QEventLoop(), dict[str, Any]()
 
-    class Done(QObject):
-        finished = Signal()
+    def progressed(batch: list[RaceProgress]) -> None:
+        for p in batch:
+            on_progress(p)
 
-    done, ev, box = Done(), QEventLoop(), {}
-    over = threading.Event()
-    done.finished.connect(ev.quit)
+    def over() -> None:
+        box["over"] = True
+        ev.quit()
 
-    def work():
-        try:
-            box["result"] = run_race(make_gen(), on_progress)
-        except BaseException as exc:  # handed back to the caller on the GUI thread
-            box["error"] = exc
-        finally:
-            over.set()
-            done.finished.emit()      # queued: it quits the loop below once that runs
-
-    t = threading.Thread(target=work, name="testcard-race", daemon=True)
-    t.start()
-    if not over.is_set():
+    worker.yielded.connect(progressed)
+    worker.returned.connect(lambda result: box.update(result=result))
+    worker.errored.connect(lambda exc: box.update(error=exc))
+    worker.aborted.connect(lambda: box.update(error=KeyboardInterrupt()))
+    worker.finished.connect(over)         # always last, queued behind the outcome
+    worker.start()
+    while "over" not in box:
         ev.exec()
-    t.join()
+    worker.wait()
     if "error" in box:
         raise box["error"]
+    if "result" not in box:               # the race's thread died of a BaseException
+        raise RuntimeError("the race ended without a result")
     return box["result"]
 
 
@@ -81,6 +89,7 @@ def run_live(args, plans, settings, paths, on_band, on_progress, on_result) -> N
     from app.preview import screen_records
     from app.settings import Settings
     from app.window import MainWindow
+    from app.workers import GeneratorWorker
     from core.decisions import RaceRequest
 
     screens = screen_records()
@@ -95,9 +104,12 @@ def run_live(args, plans, settings, paths, on_band, on_progress, on_result) -> N
     win.show()
     out = LiveOutput(win)
     cancelled = threading.Event()
+    racing: list[GeneratorWorker] = []   # the band's worker while it races
 
     def on_sigint(*_):
         cancelled.set()
+        for worker in racing:
+            worker.quit()
         out.abort("interrupted")
 
     old = signal.signal(signal.SIGINT, on_sigint)
@@ -113,13 +125,17 @@ def run_live(args, plans, settings, paths, on_band, on_progress, on_result) -> N
                 on_band(band, raced, setup)
                 request = RaceRequest(raced, args.device, tuple(paths or ()), settings, form="live",
                                       present=out.present)
-                result = _on_worker(lambda r=request: r.steps(cancel=cancelled),
-                                    lambda p, b=raced: on_progress(b, p))
+                worker = GeneratorWorker(request.steps, name="testcard-race")
+                racing[:] = [worker]
+                if cancelled.is_set():       # Ctrl-C while the output opened
+                    worker.quit()
+                result = race_on_worker(worker, functools.partial(on_progress, raced))
             except Exception:
                 if cancelled.is_set():
                     raise KeyboardInterrupt from None   # the CLI's quiet exit 130
                 raise
             finally:
+                racing.clear()
                 out.close()
             on_result(result)
     finally:

@@ -1,16 +1,29 @@
-"""`testcard measure --form live|render`: which form runs where, what a live race refuses, and
-(under Xvfb, a real X server with GL) a live race end to end, recorded and looked up."""
+"""`testcard measure --form live|render`: which form runs where, what a live race refuses, the
+race on the one worker (its progress on the GUI thread, quitting it stops the race), and (under
+Xvfb, a real X server with GL) a live race end to end, recorded and looked up, and Ctrl-C."""
 
 import json
 import os
+import re
+import select
+import signal
 import subprocess
 import sys
+import threading
 
 import pytest
 
 from app.cli import main
-from app.commands.measure_live import live_display_problem
-from core.decisions import DecisionCache, cache_path, fingerprint
+from app.commands.measure_live import live_display_problem, race_on_worker
+from core.decisions import (
+    DecisionCache,
+    RaceCancelled,
+    RaceRequest,
+    RaceSettings,
+    cache_path,
+    fingerprint,
+    parse_band,
+)
 from tests.helpers import ROOT
 from tests.helpers.screens import xvfb_server
 
@@ -51,6 +64,73 @@ def test_a_live_race_without_a_display_is_refused_and_records_nothing(capsys):
 def test_screen_is_only_for_a_live_race(capsys):
     assert main(["measure", *SMALL, "--form", "render", "--screen", "1"]) == 2
     assert "--screen is where a live race presents; it needs --form live" in capsys.readouterr().err
+
+
+def small_request():
+    return RaceRequest(parse_band("animated@64x36/rgb10"), "cpu", ("numpy",),
+                       RaceSettings(rounds=2, frames=3, warmup=1))
+
+
+@pytest.mark.qt
+def test_the_race_runs_on_the_one_worker_and_its_progress_arrives_on_the_gui_thread(qapp):
+    from app.workers import GeneratorWorker
+
+    request, ran_on, progress_on = small_request(), [], []
+
+    def steps(cancel):
+        ran_on.append(threading.current_thread())
+        return (yield from request.steps(cancel))
+
+    worker = GeneratorWorker(steps, name="testcard-race")
+    result = race_on_worker(worker, lambda p: progress_on.append((threading.current_thread(), p.phase)))
+    assert ran_on == [worker.thread] and worker.thread.name == "testcard-race"
+    assert worker.thread is not threading.main_thread() and not worker.is_running
+    assert progress_on and {t for t, _ in progress_on} == {threading.main_thread()}
+    assert progress_on[-1][1] == "done"
+    assert result.band == request.band.name and result.winner == "numpy"
+
+
+@pytest.mark.qt
+def test_quitting_the_worker_stops_the_race_and_is_keyboard_interrupt(qapp):
+    from app.workers import GeneratorWorker
+
+    request, raised, phases = small_request(), [], []
+
+    def steps(cancel):
+        gen = request.steps(cancel)
+        yield next(gen)
+        cancel.wait(30)          # the GUI thread quits the worker on this first step
+        try:
+            return (yield from gen)
+        except BaseException as exc:
+            raised.append(exc)
+            raise
+
+    worker = GeneratorWorker(steps, name="testcard-race")
+
+    def progressed(p):
+        phases.append(p.phase)
+        worker.quit()
+
+    with pytest.raises(KeyboardInterrupt):
+        race_on_worker(worker, progressed)
+    assert [type(e) for e in raised] == [RaceCancelled]
+    assert "done" not in phases and not worker.is_running
+
+
+@pytest.mark.qt
+def test_a_race_that_fails_raises_its_own_error(qapp):
+    from app.workers import GeneratorWorker
+
+    def steps(cancel):
+        yield "opened"
+        raise ValueError("the numpy reference failed")
+
+    seen = []
+    worker = GeneratorWorker(steps, name="testcard-race")
+    with pytest.raises(ValueError, match="the numpy reference failed"):
+        race_on_worker(worker, seen.append)
+    assert seen == ["opened"] and not worker.is_running
 
 
 @pytest.mark.qt
@@ -112,3 +192,47 @@ def test_a_live_race_under_xvfb_finishes_on_still_and_animated_bands_with_the_co
             assert c["status"] == "ok", (d["band"], name, c["reason"])
             # every timed frame rendered: a still frame presented again would cost no render
             assert c["cost_p99_ms"] > 0 and c["median_ms"] > 0
+
+
+@pytest.mark.qt
+@pytest.mark.xvfb
+def test_ctrl_c_during_a_live_race_under_xvfb_exits_130_and_records_nothing():
+    # stderr on a terminal, so the race's progress bar shows it is under way before the signal
+    leader, follower = os.openpty()
+    argv = ["--band", "animated@64x36/rgb10", "--candidates", "numpy", "--rounds", "100",
+            "--frames", "30", "--warmup", "1", "--form", "live", "--json"]
+    with xvfb_server("640x480") as display:
+        env = dict(os.environ, DISPLAY=display, QT_QPA_PLATFORM="xcb", PYTHONPATH=str(ROOT))
+        env.pop("TESTCARD_PRESENTER", None)
+        proc = subprocess.Popen([sys.executable, "-m", "app", "measure", *argv], cwd=ROOT, env=env,
+                                stdout=subprocess.PIPE, stderr=follower, text=True)
+        os.close(follower)
+        err = ""
+        try:
+            while not re.search(r"racing animated.*\] [1-9][0-9]*/", err, re.S):   # frames raced
+                ready, _, _ = select.select([leader], [], [], 120)
+                assert ready, f"no progress from the live race: {err!r}"
+                try:
+                    chunk = os.read(leader, 4096).decode(errors="replace")
+                except OSError:
+                    chunk = ""
+                assert chunk, f"the live race ended before the signal: {err!r}"
+                err += chunk
+            proc.send_signal(signal.SIGINT)
+            out, _ = proc.communicate(timeout=120)
+            while select.select([leader], [], [], 0)[0]:
+                try:
+                    chunk = os.read(leader, 4096).decode(errors="replace")
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                err += chunk
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            os.close(leader)
+    assert proc.returncode == 130, err
+    assert out == "" and "Traceback" not in err
+    assert not cache_path().exists()
