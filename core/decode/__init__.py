@@ -3,7 +3,8 @@
 ``locate`` and ``sampler`` find and read the robust panel, ``reader`` follows it from frame to
 frame, ``exact`` reads a panel at a known geometry, ``hint`` checks a manifest's geometry before
 the decoder uses it, ``job`` decodes a whole capture (``DecodeJob``, ``DecodeRequest``,
-``FrameReading``), ``sequence`` finds drops, gaps, freezes and repeats,
+``FrameReading``), ``sequence`` finds drops, gaps, freezes and repeats (its drop rules are
+``drops``, its hold rules ``holds``),
 ``report`` writes the results, ``verdict`` says whether a report passes its checks, failed
 them or cannot tell (``verdict``), ``bench`` times decoding.  ``scale`` measures how the chain
 scaled the frame from a captured zone plate (``zone_plate_scale``, ``PlateGeometry``).

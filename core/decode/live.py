@@ -35,11 +35,12 @@ from typing import Any
 
 from core.capture import as_image
 from core.decode.hint import load_hint
+from core.decode.holds import holds_unknown, repeat_threshold
 from core.decode.job import LOOKAHEAD, DecodeRequest, FrameReading
 from core.decode.latency import CaptureLog, CaptureSample
 from core.decode.live_request import FrameSource, LiveBatch, LiveRequest
 from core.decode.reader import PanelReader
-from core.decode.sequence import analyse, holds_unknown, repeat_threshold, unknown_figures
+from core.decode.sequence import analyse, unknown_figures
 from core.decode.unseen import read_present, with_present_log
 from core.decode.verdict import with_verdict
 

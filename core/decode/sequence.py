@@ -37,22 +37,24 @@ A derived figure no decoded frame supports is not made up: ``captures_per_frame`
 estimated ``display_fps`` are None then, and the summary's ``unknown`` names each such figure
 (counts included: nothing decoded counts no drop) with why (:func:`unknown_figures`).
 
-One module, just over 400 lines, because it is one pass over the readings in capture order:
-each event above is judged from the state the events before it left, so splitting the rules
-apart would pass that state between modules.
+``analyse`` reads as its steps, in this order: count the statuses, list the observations (each
+index seen, unwrapped), follow the counter (wraps, stale frames, jumps back, and each jump past
+the high-water mark), judge the jumps (drops, gap indices, unobservable ones:
+:mod:`core.decode.drops`), find the holds and judge them (repeats, freeze: the hold rules are
+:mod:`core.decode.holds`), list the torn frames and gaps, sort the events, build the summary.
+Each step takes what the steps before it found as values (:class:`Walk`,
+:class:`core.decode.drops.Drops`, :class:`Repeats`) and returns its own, with its events.
 """
 
 from __future__ import annotations
 
-import math
-import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from core.decode.unseen import EVENT_LISTED, presentations_between
+from core.decode.drops import Drops, Jump, judge_jumps, reading_event
+from core.decode.holds import Hold, captures_per_presentation, extra_presentations, find_holds, holds_unknown
 
-MAX_LISTED_DROPS = 100_000   # longer gaps are counted, not listed
 GAP_STATUSES = ("undecodable", "unreadable")
 
 
@@ -65,9 +67,44 @@ class SequenceReport:
         return {"summary": self.summary, "events": self.events}
 
 
-def _observations(results: Sequence, modulus: int) -> list[tuple[int, Any, int, int]]:
+def analyse(results: Sequence, modulus: int, capture_fps: float | None = None,
+            display_fps: float | None = None) -> SequenceReport:
+    """Drops, repeats, order and gaps in ``results`` (see the module's text), as a summary and
+    its events in capture order.  ``ValueError`` for a modulus below 2."""
+    if modulus < 2:
+        raise ValueError(f"counter modulus must be at least 2, got {modulus}")
+    results = list(results)
+    counts, gaps_before = count_statuses(results)
+    walk = follow_counter(results, observations(results, modulus), modulus, gaps_before)
+    drops = judge_jumps(walk.jumps, modulus, capture_fps, display_fps)
+    holds = find_holds(results, walk.unwrapped)
+    k, k_source = captures_per_presentation(holds, capture_fps, display_fps)
+    repeats = judge_holds(holds, k, modulus, decoded=counts["ok"] + counts["torn"], distinct=len(walk.seen),
+                          rates_known=k_source == "rates")
+    events = sort_events(walk.events + drops.events + repeats.events + torn_events(results)
+                         + gap_events(results))
+    return SequenceReport(build_summary(results, modulus, counts, walk, drops, repeats, holds, k, k_source,
+                                        capture_fps, display_fps), events)
+
+
+# -- classify the frames
+
+
+def count_statuses(results: Sequence) -> tuple[dict[str, int], list[int]]:
+    """How many readings have each status, and the gap frames (undecodable, unreadable) among
+    ``results[:i]`` for every ``i`` (prefix sums, one longer than ``results``)."""
+    counts = {s: 0 for s in ("ok", "torn", "undecodable", "unreadable")}
+    gaps_before = [0]
+    for r in results:
+        counts[r.status] = counts.get(r.status, 0) + 1
+        gaps_before.append(gaps_before[-1] + (r.status in GAP_STATUSES))
+    return counts, gaps_before
+
+
+def observations(results: Sequence, modulus: int) -> list[tuple[int, Any, int, int]]:
     """(result number, result, unwrapped index, index) for every index seen, in order (a torn
-    frame observes each of its indices, top first)."""
+    frame observes each of its indices, top first); each step is unwrapped the shortest way
+    round the modulus."""
     out: list[tuple[int, Any, int, int]] = []   # Any: the result, as the caller's Sequence holds it
     last: int | None = None
     for i, r in enumerate(results):
@@ -91,6 +128,66 @@ def _observations(results: Sequence, modulus: int) -> list[tuple[int, Any, int, 
     return out
 
 
+# -- follow the counter: wraps, order, jumps back, and every jump past the high-water mark
+
+
+@dataclass
+class Walk:
+    """What one pass over the observations found (:func:`follow_counter`)."""
+
+    unwrapped: list[int | None]          # per reading: its unwrapped top index
+    high: int | None = None              # the high-water mark at the end
+    last: int | None = None              # the last unwrapped index seen
+    seen: set[int] = field(default_factory=set)
+    jumps: list[Jump] = field(default_factory=list)
+    events: list[dict] = field(default_factory=list)
+    wraps: int = 0
+    out_of_order: int = 0
+    jumps_back: int = 0
+
+
+def follow_counter(results: Sequence, obs: list[tuple[int, Any, int, int]], modulus: int,
+                   gaps_before: list[int]) -> Walk:
+    """Walk the observations in order: each wrap, each stale frame (out of order: the counter
+    returns to where it was), each jump back (the counter carries on from there: a new run) and
+    each jump past the high-water mark (judged later, by :func:`judge_jumps`)."""
+    w = Walk([None] * len(results))
+    hi: int | None = None
+    run_seen: set[int] = set()  # indices seen since the last jump back
+    hi_at = 0                   # the last result that showed the high-water mark
+    prev_i = -1
+    for j, (i, r, u, idx) in enumerate(obs):
+        if hi is not None and w.last is not None:   # (set together, from the first observation)
+            if u // modulus > w.last // modulus and u > hi:
+                w.wraps += 1
+                w.events.append(reading_event("wrap", r, index=idx))
+            if u < hi and u != w.last:
+                after = _next_other(obs, j)
+                if after is None or after >= hi:
+                    w.out_of_order += 1
+                    w.events.append(reading_event("out_of_order", r, index=idx, expected_after=hi % modulus))
+                else:   # the counter carries on from here: a new run
+                    w.jumps_back += 1
+                    w.events.append(reading_event("jump_back", r, index=idx, after=hi % modulus, back=hi - u))
+                    hi, run_seen = u, set()
+            elif u > hi + 1:
+                gap = gaps_before[i] - gaps_before[prev_i + 1] if i > prev_i else 0
+                t0 = results[hi_at].timestamp
+                dt = None if r.timestamp is None or t0 is None else float(r.timestamp) - float(t0)
+                w.jumps.append(Jump(r, hi, u, run_seen, gap, i - hi_at, dt))
+        hi = u if hi is None else max(hi, u)
+        if u == hi:
+            hi_at = i
+        w.seen.add(u)
+        run_seen.add(u)
+        w.last = u
+        if w.unwrapped[i] is None:
+            w.unwrapped[i] = u
+        prev_i = i
+    w.high = hi
+    return w
+
+
 def _next_other(obs, j: int) -> int | None:
     """The next observed index after ``obs[j]`` that differs from it (None at the end)."""
     u = obs[j][2]
@@ -100,144 +197,61 @@ def _next_other(obs, j: int) -> int | None:
     return None
 
 
-def analyse(results: Sequence, modulus: int, capture_fps: float | None = None,
-            display_fps: float | None = None) -> SequenceReport:
-    if modulus < 2:
-        raise ValueError(f"counter modulus must be at least 2, got {modulus}")
-    results = list(results)
-    events: list[dict] = []
-    counts = {s: 0 for s in ("ok", "torn", "undecodable", "unreadable")}
-    gaps_before = [0]          # gap frames among results[:i]
-    for r in results:
-        counts[r.status] = counts.get(r.status, 0) + 1
-        gaps_before.append(gaps_before[-1] + (r.status in GAP_STATUSES))
+# -- count the repeats: holds longer than a presentation (:mod:`core.decode.holds`)
 
-    obs = _observations(results, modulus)
-    hi: int | None = None
-    last_u: int | None = None
-    prev_i = -1
-    seen: set[int] = set()      # every index seen
-    run_seen: set[int] = set()  # indices seen since the last jump back
-    # (result, high-water, u, run, gap frames, captures and seconds since the high-water was seen)
-    jumps: list[tuple[Any, int, int, set, int, int, float | None]] = []
-    hi_at = 0                   # the last result that showed the high-water mark
-    out_of_order = jumps_back = wraps = 0
-    unwrapped: list[int | None] = [None] * len(results)   # per result: the unwrapped top index
-    for j, (i, r, u, idx) in enumerate(obs):
-        if hi is not None and last_u is not None:   # (set together, from the first observation)
-            if u // modulus > last_u // modulus and u > hi:
-                wraps += 1
-                events.append(_event("wrap", r, index=idx))
-            if u < hi and u != last_u:
-                after = _next_other(obs, j)
-                if after is None or after >= hi:
-                    out_of_order += 1
-                    events.append(_event("out_of_order", r, index=idx, expected_after=hi % modulus))
-                else:   # the counter carries on from here: a new run
-                    jumps_back += 1
-                    events.append(_event("jump_back", r, index=idx, after=hi % modulus, back=hi - u))
-                    hi, run_seen = u, set()
-            elif u > hi + 1:
-                gap = gaps_before[i] - gaps_before[prev_i + 1] if i > prev_i else 0
-                t0 = results[hi_at].timestamp
-                dt = None if r.timestamp is None or t0 is None else float(r.timestamp) - float(t0)
-                jumps.append((r, hi, u, run_seen, gap, i - hi_at, dt))
-        hi = u if hi is None else max(hi, u)
-        if u == hi:
-            hi_at = i
-        seen.add(u)
-        run_seen.add(u)
-        last_u = u
-        if unwrapped[i] is None:
-            unwrapped[i] = u
-        prev_i = i
 
-    # -- drops: gaps in the high-water mark never filled later; a gap of unknown frames may hide
-    # one index per frame; a capture slower than the display, what the rate ratio allows
-    slower = bool(capture_fps and display_fps and display_fps > capture_fps)
-    dropped: list[int] = []
-    unobservable: list[int] = []
-    dropped_count = gap_indices = unobservable_n = 0
-    for r, h0, u, run_indices, gap, periods, dt in jumps:
-        span = u - h0 - 1
-        if span > MAX_LISTED_DROPS:
-            missing_n, missing = span, []
-        else:
-            missing = [v for v in range(h0 + 1, u) if v not in run_indices]
-            missing_n = len(missing)
-        if missing_n == 0:
-            continue
-        where = {"after": h0 % modulus, "before": u % modulus}
-        if slower:   # at most one presentation per capture seen: the rest may have been shown unseen
-            assert display_fps is not None and capture_fps is not None   # slower: both are known
-            hidden = min(missing_n, presentations_between(display_fps, capture_fps, periods, dt) - 1)
-        else:
-            hidden = min(missing_n, gap)
-        lost = missing_n - hidden
-        listed = [v % modulus for v in missing] if 0 < len(missing) <= EVENT_LISTED else None
-        if hidden and gap:
-            gap_indices += hidden
-            events.append(_event("gap", r, frames=gap, indices_unknown=hidden, **where))
-        elif hidden:
-            unobservable_n += hidden
-            if not lost:
-                if len(unobservable) < MAX_LISTED_DROPS:
-                    unobservable.extend(v % modulus for v in missing)
-                events.append(_event("unobservable", r, count=hidden, indices=listed or [], **where))
-        if not lost:
-            continue
-        dropped_count += lost
-        if hidden or not missing:   # which of them were shown unseen is not known: counted, not listed
-            unseen = {"unobservable": hidden, "missing": listed} if hidden and not gap and listed else {}
-            events.append(_event("drop", r, count=lost, **unseen, **where))
-            continue
-        if len(dropped) < MAX_LISTED_DROPS:
-            dropped.extend(v % modulus for v in missing)
-        events.append(_event("drop", r, indices=[v % modulus for v in missing[:64]], count=lost, **where))
+@dataclass
+class Repeats:
+    """What the holds add up to (:func:`judge_holds`); ``frozen`` None: cannot tell."""
 
-    # -- holds: runs of whole (ok) frames showing one index
-    runs = _runs(results, unwrapped)
-    rates_known = bool(capture_fps and display_fps)
-    if rates_known:
-        assert capture_fps is not None and display_fps is not None   # rates_known: both are
-        k = capture_fps / display_fps
-        k_source = "rates"
-    else:
-        k = _captures_per_presentation([n for _, n, _ in runs])
-        k_source = "holds"
-    decoded = counts["ok"] + counts["torn"]
-    single = len(seen) == 1 and decoded >= 2
+    repeated: int
+    frozen: bool | None
+    events: list[dict]
+
+
+def judge_holds(holds: list[Hold], k: float, modulus: int, *, decoded: int, distinct: int,
+                rates_known: bool) -> Repeats:
+    """Each hold longer than a presentation (``k`` captures) as a repeat, or, when every decoded
+    frame shows one index, as a freeze.  ``frozen``: None when fewer than two frames were decoded
+    or one index was seen at unknown rates (until a hold is a repeat), True when a freeze was
+    found, else False."""
+    single = distinct == 1 and decoded >= 2
     # None: cannot tell (fewer than two frames read, or one index at unknown rates)
     frozen: bool | None = None if decoded < 2 or (single and not rates_known) else False
-    repeated = 0
-    for u, n, first in runs:
-        if n > repeat_threshold(k):
-            extra = max(1, round(n / k) - 1)
-            repeated += extra
-            if single:   # one index for the whole capture, at known rates: the display froze
-                frozen = True
-                events.append(_event("freeze", first, index=u % modulus, captures=n, extra=extra))
-            else:
-                events.append(_event("repeat", first, index=u % modulus, captures=n, extra=extra))
+    out = Repeats(0, frozen, [])
+    for h in holds:
+        extra = extra_presentations(h.captures, k)
+        if not extra:
+            continue
+        out.repeated += extra
+        if single:   # one index for the whole capture, at known rates: the display froze
+            out.frozen = True
+        out.events.append(reading_event("freeze" if single else "repeat", h.first, index=h.shown % modulus,
+                                        captures=h.captures, extra=extra))
+    return out
 
-    # -- torn, undecodable and unreadable frames (runs of the latter two folded into one event)
-    for r in results:
-        if r.status == "torn":
-            events.append(_event("torn", r, indices=[int(i) for i in r.indices]))
-    gap_runs = 0
-    prev_gap = False
-    for r in results:
-        is_gap = r.status in GAP_STATUSES
-        gap_runs += is_gap and not prev_gap
-        prev_gap = is_gap
+
+# -- torn frames and gaps of unknown content
+
+
+def torn_events(results: Sequence) -> list[dict]:
+    """One event per torn frame, with the indices it shows (top first)."""
+    return [reading_event("torn", r, indices=[int(i) for i in r.indices])
+            for r in results if r.status == "torn"]
+
+
+def gap_events(results: Sequence) -> list[dict]:
+    """One event per run of undecodable frames, then one per run of unreadable ones: its first
+    frame's position, ``count``, ``last_position`` (runs of two or more) and the first's note."""
+    events: list[dict] = []
     for status in GAP_STATUSES:
         run: list = []
-        for r in results + [None]:
+        for r in [*results, None]:
             if r is not None and r.status == status:
                 run.append(r)
                 continue
             if run:
-                ev = _event(status, run[0], count=len(run))
+                ev = reading_event(status, run[0], count=len(run))
                 if len(run) > 1:
                     ev["last_position"] = run[-1].position
                 note = run[0].note
@@ -245,18 +259,50 @@ def analyse(results: Sequence, modulus: int, capture_fps: float | None = None,
                     ev["note"] = note
                 events.append(ev)
                 run = []
-    events.sort(key=lambda e: (e["position"], _ORDER.get(e["kind"], 9)))
+    return events
 
+
+def count_gap_runs(results: Sequence) -> int:
+    """Runs of consecutive frames of unknown content (undecodable and unreadable together)."""
+    runs = 0
+    prev_gap = False
+    for r in results:
+        is_gap = r.status in GAP_STATUSES
+        runs += is_gap and not prev_gap
+        prev_gap = is_gap
+    return runs
+
+
+_ORDER = {"unreadable": 0, "undecodable": 1, "torn": 2, "wrap": 3, "jump_back": 4, "gap": 5, "drop": 6,
+          "unobservable": 6, "capture_miss": 6, "out_of_order": 7, "repeat": 8, "freeze": 9}
+
+
+def sort_events(events: list[dict]) -> list[dict]:
+    """Events in capture order; at one position, in the order of :data:`_ORDER` (a stable sort:
+    events of one kind and position keep the order they were found in)."""
+    events.sort(key=lambda e: (e["position"], _ORDER.get(e["kind"], 9)))
+    return events
+
+
+# -- build the report
+
+
+def build_summary(results: list, modulus: int, counts: dict[str, int], walk: Walk, drops: Drops,
+                  repeats: Repeats, holds: list[Hold], k: float, k_source: str, capture_fps: float | None,
+                  display_fps: float | None) -> dict:
+    """The summary of a sequence: counts, what each step found, the rates and what is unknown."""
+    decoded = counts["ok"] + counts["torn"]
+    rates_known = k_source == "rates"
     times = [r.timestamp for r in results if r.timestamp is not None]
     duration = (max(times) - min(times)) if len(times) > 1 else None
-    k_why = None if rates_known else holds_unknown(decoded, len(seen), bool(runs))
-    unknown = unknown_figures(decoded, len(seen), rates_known, capture_fps, display_fps, k_why)
+    k_why = None if rates_known else holds_unknown(decoded, len(walk.seen), bool(holds))
+    unknown = unknown_figures(decoded, len(walk.seen), rates_known, capture_fps, display_fps, k_why)
     display_est: float | None
     if display_fps is None and capture_fps and k_why is None:
         display_est = capture_fps / k
     else:
         display_est = display_fps
-    summary = {
+    return {
         "frames": len(results),
         "read": len(results) - counts["unreadable"],
         "decoded": decoded,
@@ -264,23 +310,23 @@ def analyse(results: Sequence, modulus: int, capture_fps: float | None = None,
         "undecodable": counts["undecodable"],
         "torn": counts["torn"],
         "unreadable": counts["unreadable"],
-        "dropped": dropped,
-        "dropped_count": dropped_count,
-        "unobservable": unobservable_n,
-        "unobservable_indices": unobservable,
+        "dropped": drops.dropped,
+        "dropped_count": drops.count,
+        "unobservable": drops.unobservable_count,
+        "unobservable_indices": drops.unobservable,
         "capture_misses": 0,
         "capture_missed": [],
         "gap_frames": counts["undecodable"] + counts["unreadable"],
-        "gap_runs": gap_runs,
-        "gap_indices": gap_indices,
-        "repeated": repeated,
-        "frozen": frozen,
-        "out_of_order": out_of_order,
-        "jumps_back": jumps_back,
-        "wraps": wraps,
-        "first_index": None if hi is None else _first_index(results, modulus),
-        "last_index": None if last_u is None else last_u % modulus,
-        "distinct_indices": len(seen),
+        "gap_runs": count_gap_runs(results),
+        "gap_indices": drops.gap_indices,
+        "repeated": repeats.repeated,
+        "frozen": repeats.frozen,
+        "out_of_order": walk.out_of_order,
+        "jumps_back": walk.jumps_back,
+        "wraps": walk.wraps,
+        "first_index": None if walk.high is None else _first_index(results, modulus),
+        "last_index": None if walk.last is None else walk.last % modulus,
+        "distinct_indices": len(walk.seen),
         "captures_per_frame": None if k_why else round(k, 3),
         "captures_per_frame_from": k_source,
         "capture_fps": capture_fps,
@@ -289,23 +335,18 @@ def analyse(results: Sequence, modulus: int, capture_fps: float | None = None,
         "modulus": modulus,
         "unknown": unknown,
     }
-    return SequenceReport(summary, events)
+
+
+def _first_index(results, modulus):
+    for r in results:
+        if r.status in ("ok", "torn"):
+            return int(r.index) % modulus
+    return None
 
 
 # the summary's figures that only decoded frames can support (the counts stay numbers: what was
 # seen; ``unknown`` names those no decoded frame supports, and why)
 SEQUENCE_COUNTS = ("dropped_count", "repeated", "out_of_order", "jumps_back", "wraps")
-
-
-def holds_unknown(decoded: int, distinct: int, holds: bool) -> str | None:
-    """Why the captures per presentation cannot be read from the holds (None: they can)."""
-    if decoded < 2:
-        return "no frame decoded" if decoded == 0 else "only one frame decoded"
-    if not holds:
-        return "no whole frame decoded"
-    if distinct <= 1:
-        return "one index held for the whole capture: no presentation is seen to end"
-    return None
 
 
 def unknown_figures(decoded: int, distinct: int, rates_known: bool, capture_fps: float | None,
@@ -332,74 +373,3 @@ def unknown_figures(decoded: int, distinct: int, rates_known: bool, capture_fps:
         elif not capture_fps:
             why["display_fps"] = "no capture rate (--capture-fps) and no --display-fps"
     return why
-
-
-_ORDER = {"unreadable": 0, "undecodable": 1, "torn": 2, "wrap": 3, "jump_back": 4, "gap": 5, "drop": 6,
-          "unobservable": 6, "capture_miss": 6, "out_of_order": 7, "repeat": 8, "freeze": 9}
-
-
-def _first_index(results, modulus):
-    for r in results:
-        if r.status in ("ok", "torn"):
-            return int(r.index) % modulus
-    return None
-
-
-def _event(kind: str, r, **extra) -> dict:
-    d = {"kind": kind, "position": r.position,
-         "timestamp": None if r.timestamp is None else round(float(r.timestamp), 6)}
-    d.update(extra)
-    return d
-
-
-def _runs(results, unwrapped) -> list[tuple[int, int, object]]:
-    """(unwrapped index, captures, first result) for every hold of whole frames.
-
-    Undecodable or unreadable frames between two frames of the same index are
-    counted in its hold; a torn frame ends a hold and starts none.
-    """
-    runs: list[tuple[int, int, object]] = []
-    cur_u, cur_n, cur_first, gap = None, 0, None, 0
-    for r, u in zip(results, unwrapped, strict=True):
-        if r.status == "ok":
-            if u == cur_u:
-                cur_n += gap + 1
-            else:
-                if cur_u is not None:
-                    runs.append((cur_u, cur_n, cur_first))
-                cur_u, cur_n, cur_first = u, 1, r
-            gap = 0
-        elif r.status == "torn":
-            if cur_u is not None:
-                runs.append((cur_u, cur_n, cur_first))
-            cur_u, cur_n, cur_first, gap = None, 0, None, 0
-        else:
-            gap += 1
-    if cur_u is not None:
-        runs.append((cur_u, cur_n, cur_first))
-    return runs
-
-
-def _captures_per_presentation(lengths: list[int]) -> float:
-    """Typical hold in captures, from the holds themselves (repeats are what is looked for).
-
-    Normal holds are floor(k) or ceil(k) captures.  When one length, the lower
-    quartile, makes up 60 % or more of the holds, the capture is taken as locked
-    to a whole multiple of the display rate and k is that length; otherwise
-    (holds of 2 and 3 alternating at 2.5x) k is the mean of the holds no more
-    than one capture longer.  A ratio between 1 and 1.5 cannot be told from
-    repeats this way: give both rates.
-    """
-    if not lengths:
-        return 1.0
-    ordered = sorted(lengths)
-    q = ordered[(len(ordered) - 1) // 4]
-    if sum(1 for n in lengths if n == q) >= 0.6 * len(lengths):
-        return float(max(1, q))
-    kept = [n for n in lengths if n <= q + 1]
-    return max(1.0, statistics.fmean(kept))
-
-
-def repeat_threshold(k: float) -> float:
-    """Captures above which a hold is a repeat: 1.5k, and past the longer normal hold ceil(k)."""
-    return max(1.5 * k, math.ceil(k - 1e-9) + 0.5)
