@@ -9,8 +9,8 @@ the decoder uses it, ``job`` decodes a whole capture (``DecodeJob``, ``DecodeReq
 them or cannot tell (``verdict``), ``bench`` times decoding.  ``scale`` measures how the chain
 scaled the frame from a captured zone plate (``zone_plate_scale``, ``PlateGeometry``).
 ``live`` decodes a live source as it arrives (``LiveDecode``, ``LiveRequest``); ``latency``
-joins testcard's present log to a capture log (``latency_report``), ``latency_files`` reads the
-present log and writes the latency CSV and plots.
+joins testcard's present log to a capture log (``latency_report``; ``latency_join`` matches
+the frames), ``latency_files`` reads the present log and writes the latency CSV and plots.
 """
 
 from core.decode.bench import bench_decode

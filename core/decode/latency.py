@@ -32,20 +32,23 @@ band top to bottom), and how many capture frames were lost just before it.
 Each sample is quantised to the capture period; the report states the capture rate and what
 that means (``precision``).
 
-Unwrapping, matching, drops and repeats stay in this one module because each reads the others'
-results over the same two logs; the logs, corrections and small figures are
+``latency_report`` reads as its steps: join the logs (unwrap and match:
+:mod:`core.decode.latency_join`, re-exported here), count what the captures could not see
+(:class:`CaptureGaps`), judge each step between matched frames for drops and repeats
+(:func:`judge_steps`), list the torn captures and sort the events, and summarise (the
+latencies overall, per band and per frame).  The logs, corrections and small figures are
 :mod:`core.decode.latency_log` (re-exported here).
 """
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.decode.latency_join import AHEAD, DECODED, Join, join, unwrap_index
 from core.decode.latency_log import (
     CaptureLog,
     CaptureSample,
@@ -59,58 +62,15 @@ from core.decode.latency_log import (
     precision_note,
 )
 
-AHEAD = 2                 # frames a capture may show above the index presented by its time
 MAX_LISTED = 10_000       # dropped indices and events listed (more are counted)
-DECODED = ("ok", "torn")
 
 __all__ = ["AHEAD", "CaptureLog", "CaptureSample", "ClockCorrection", "Correction", "Join", "PresentLog",
            "band_names", "end_of_frame_correction", "join", "latency_report", "latency_stats",
            "offset_correction", "precision_note", "unwrap_index"]
 
 
-@dataclass
-class _Present:
-    """The present log reduced to the first present of each index, and the index on screen by
-    any time (the highest presented so far)."""
-
-    idx: np.ndarray                 # distinct indices, ascending
-    t: np.ndarray                   # first present time of each
-    times: np.ndarray               # every present, in time order
-    high: np.ndarray                # highest index presented up to each of them
-    where: dict = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, log: PresentLog) -> _Present:
-        order = np.argsort(log.t_s, kind="stable")
-        idx, t = log.index[order], log.t_s[order]
-        uniq, first = np.unique(idx, return_index=True)
-        p = cls(uniq, t[first], t, np.maximum.accumulate(idx) if idx.size else idx)
-        p.where = {int(v): k for k, v in enumerate(uniq.tolist())}
-        return p
-
-    def on_screen(self, t_s: float) -> int:
-        k = bisect.bisect_right(self.times, t_s) - 1
-        return int(self.high[max(k, 0)])
-
-    def period_s(self) -> float | None:
-        """The display period: the median present interval per index step."""
-        if self.idx.size < 2:
-            return None
-        steps = np.diff(self.t) / np.diff(self.idx)
-        steps = steps[steps > 0]
-        return float(np.median(steps)) if steps.size else None
-
-
-def unwrap_index(value: int, on_screen: int, modulus: int, ahead: int = AHEAD) -> int:
-    """The index showing counter ``value`` nearest ``on_screen``: at most ``ahead`` above it."""
-    ahead = max(0, min(ahead, modulus // 4))
-    step = (int(value) - on_screen) % modulus
-    if step > ahead:
-        step -= modulus
-    return on_screen + step
-
-
 def _capture_rate(log: CaptureLog) -> float | None:
+    """The capture rate the log gives, else one over the median interval of its captures."""
     if log.rate_hz:
         return float(log.rate_hz)
     t = np.unique(np.asarray([s.t_s for s in log.samples], np.float64))
@@ -119,83 +79,71 @@ def _capture_rate(log: CaptureLog) -> float | None:
     return float(1.0 / np.median(d)) if d.size else None
 
 
-@dataclass
-class Join:
-    """What :func:`join` found: per distinct presented index (ascending, as ``_Present.idx``)
-    the first capture showing it (``first_k`` sample number or -1, ``first_t``), the last
-    (``last_k``), and per band the first time that band showed it (NaN: never)."""
-
-    present: _Present
-    samples: list[CaptureSample]
-    first_k: np.ndarray
-    first_t: np.ndarray
-    last_k: np.ndarray
-    band_t: np.ndarray              # (bands, indices)
-    unmatched: np.ndarray           # per sample: decoded, but no value matched a presented index
-    modulus: int
-
-
-def join(present: PresentLog, captures: CaptureLog, *, ahead: int = AHEAD) -> Join:
-    """Match every presented index to the first capture showing it (see the module's text)."""
-    modulus = int(captures.modulus)
-    if modulus < 2:
-        raise ValueError(f"counter modulus must be at least 2, got {modulus}")
-    p = _Present.of(present)
-    samples = sorted(captures.samples, key=lambda s: s.t_s)
-    n = p.idx.size
-    nb = max((len(s.bands) for s in samples), default=0)
-    first_k = np.full(n, -1, np.int64)
-    first_t = np.full(n, np.nan)
-    last_k = np.full(n, -1, np.int64)
-    band_t = np.full((nb, n), np.nan)
-    unmatched = np.zeros(len(samples), bool)
-    if n == 0:
-        return Join(p, samples, first_k, first_t, last_k, band_t, unmatched, modulus)
-    v: int | None   # a decoded index, or None where a band could not be read
-    for k, s in enumerate(samples):
-        if s.status not in DECODED:
-            continue
-        ref = p.on_screen(s.t_s)
-        values = set(s.indices) | {v for v in s.bands if v is not None}
-        hit = False
-        for v in values:
-            j = p.where.get(unwrap_index(v, ref, modulus, ahead))
-            if j is None:
-                continue
-            hit = True
-            if first_k[j] < 0:
-                first_k[j], first_t[j] = k, s.t_s
-            last_k[j] = k
-        unmatched[k] = not hit
-        for b, v in enumerate(s.bands):
-            if v is None:
-                continue
-            j = p.where.get(unwrap_index(v, ref, modulus, ahead))
-            if j is not None and np.isnan(band_t[b, j]):
-                band_t[b, j] = s.t_s
-    return Join(p, samples, first_k, first_t, last_k, band_t, unmatched, modulus)
-
-
 def latency_report(present: PresentLog, captures: CaptureLog, *,
                    corrections: Sequence[Correction] = (), ahead: int = AHEAD) -> dict:
     """The latency document (JSON-ready): counts, ``latency_ms`` statistics, per-band figures,
     corrections, precision, events and one row per presented index (``frames``)."""
     jn = join(present, captures, ahead=ahead)
-    p, samples = jn.present, jn.samples
     shift_ms = float(sum(c.ms for c in corrections))
-    raw_ms = (jn.first_t - p.t) * 1e3
-    matched = jn.first_k >= 0
-    rate = _capture_rate(captures)
-    period = p.period_s()
-    status = np.full(p.idx.size, "", dtype=object)
-    events: list[dict] = []
-    dropped: list[int] = []
-    drops = hidden_total = repeats = 0
+    raw_ms = (jn.first_t - jn.present.t) * 1e3           # per presented index; NaN: never seen
+    rate, period = _capture_rate(captures), jn.present.period_s()
+    gaps = CaptureGaps.of(jn.samples, jn.unmatched)
+    steps = judge_steps(jn, gaps, period, rate)
+    torn, torn_evs = torn_captures(jn.samples, room=MAX_LISTED - len(steps.events))
+    events = in_time_order(steps.events + torn_evs)
+    return summarise(jn, captures, corrections, shift_ms, raw_ms, rate, period, gaps, steps, torn, events)
 
-    # unknown content and lost capture frames, as prefix sums over the samples
-    unknown = np.array([s.status not in DECODED for s in samples], bool) | jn.unmatched
-    u_sum = np.concatenate([[0], np.cumsum(unknown)])
-    l_sum = np.concatenate([[0], np.cumsum([int(s.lost_before) for s in samples])])
+
+# -- what the captures could not see: unknown content and lost capture frames
+
+
+@dataclass(frozen=True)
+class CaptureGaps:
+    """Prefix sums over the samples (one longer than them) of the captures of unknown content
+    (undecodable, unreadable, or decoded but unmatched) and of the capture frames lost before
+    each; ``undecoded`` marks the samples not decoded."""
+
+    undecoded: np.ndarray
+    unknown_before: np.ndarray
+    lost_before: np.ndarray
+
+    @classmethod
+    def of(cls, samples: Sequence[CaptureSample], unmatched: np.ndarray) -> CaptureGaps:
+        undecoded = np.array([s.status not in DECODED for s in samples], bool)
+        unknown = undecoded | unmatched
+        return cls(undecoded, np.concatenate([[0], np.cumsum(unknown)]),
+                   np.concatenate([[0], np.cumsum([int(s.lost_before) for s in samples])]))
+
+    def between(self, i: int, j: int) -> int:
+        """Captures that may have shown something unseen after sample ``i`` and up to ``j``:
+        those of unknown content between them, and the frames lost before ``i + 1`` to ``j``."""
+        if j <= i:
+            return 0
+        return int(self.unknown_before[j] - self.unknown_before[i + 1]
+                   + self.lost_before[j + 1] - self.lost_before[i + 1])
+
+
+# -- drops and repeats, from one matched frame to the next
+
+
+@dataclass
+class Steps:
+    """What :func:`judge_steps` found: each presented index's ``status``, the events (drops,
+    gaps, repeats, in the order found), the dropped indices listed, and the counts."""
+
+    status: np.ndarray
+    events: list[dict] = field(default_factory=list)
+    dropped: list[int] = field(default_factory=list)
+    drops: int = 0
+    hidden: int = 0
+    repeats: int = 0
+
+
+def frame_status(matched: np.ndarray) -> np.ndarray:
+    """Each presented index before the first matched one ``before_capture``, after the last
+    ``after_capture``, a matched one ``matched``; with none matched, all ``unmatched``; the
+    rest (between matched ones) are left empty, for :func:`judge_steps`."""
+    status = np.full(matched.size, "", dtype=object)
     m_pos = np.flatnonzero(matched)
     if m_pos.size:
         status[: m_pos[0]] = "before_capture"
@@ -203,52 +151,93 @@ def latency_report(present: PresentLog, captures: CaptureLog, *,
         status[m_pos] = "matched"
     else:
         status[:] = "unmatched"
-    threshold = None if period is None else max(0.5 * period, 1.0 / rate if rate else 0.0)
+    return status
+
+
+def repeat_margin_s(period: float | None, rate: float | None) -> float | None:
+    """Extra hold above which a frame is a repeat: half a display period, at least a capture
+    period (None: no display period, no repeats counted)."""
+    return None if period is None else max(0.5 * period, 1.0 / rate if rate else 0.0)
+
+
+def judge_steps(jn: Join, gaps: CaptureGaps, period: float | None, rate: float | None) -> Steps:
+    """Each step from one matched index to the next: the indices between that no capture
+    showed (dropped, or unseen in a capture gap), and how long the screen held the first."""
+    p = jn.present
+    out = Steps(frame_status(jn.first_k >= 0))
+    m_pos = np.flatnonzero(jn.first_k >= 0)
+    threshold = repeat_margin_s(period, rate)
     for a, b in zip(m_pos[:-1], m_pos[1:], strict=True):
-        missing = int(b - a - 1)
-        if missing:
-            i, j = int(jn.last_k[a]), int(jn.first_k[b])
-            gap = int(u_sum[j] - u_sum[i + 1] + l_sum[j + 1] - l_sum[i + 1]) if j > i else 0
-            hidden = min(missing, gap)
-            hidden_total += hidden
-            lost = missing - hidden
-            drops += lost
-            status[a + 1: b] = "dropped" if hidden == 0 else "unseen"
-            after, before = int(p.idx[a]), int(p.idx[b])
-            if lost:
-                ev = {"kind": "drop", "after": after, "before": before, "count": lost,
-                      "t_s": round(float(jn.first_t[b]), 6)}
-                if hidden == 0 and len(dropped) < MAX_LISTED:
-                    dropped.extend(int(v) for v in p.idx[a + 1: b])
-                    ev["indices"] = [int(v) for v in p.idx[a + 1: b][:64]]
-                events.append(ev)
-            if hidden:
-                events.append({"kind": "gap", "after": after, "before": before, "indices_unknown": hidden,
-                               "capture_frames": gap, "t_s": round(float(jn.first_t[b]), 6)})
+        if b > a + 1:
+            _judge_missing(jn, gaps, a, b, out)
         # how long the screen held ``a``, against the longer of what the display's period and
         # testcard's own presents called for (a late present of testcard's is not a repeat)
         held = jn.first_t[b] - jn.first_t[a]
         extra = held - max((p.idx[b] - p.idx[a]) * period, p.t[b] - p.t[a]) if period else 0.0
         if threshold is not None and period is not None and extra > threshold:
             n_extra = max(1, round(extra / period))
-            repeats += n_extra
-            events.append({"kind": "repeat", "index": int(p.idx[a]), "extra": n_extra,
-                           "held_ms": round(extra * 1e3, 3), "t_s": round(float(jn.first_t[a]), 6)})
+            out.repeats += n_extra
+            out.events.append({"kind": "repeat", "index": int(p.idx[a]), "extra": n_extra,
+                               "held_ms": round(extra * 1e3, 3), "t_s": round(float(jn.first_t[a]), 6)})
+    return out
+
+
+def _judge_missing(jn: Join, gaps: CaptureGaps, a: int, b: int, out: Steps) -> None:
+    """The presented indices between matched ``a`` and ``b``, none of them captured: up to one
+    per capture of unknown content (or capture frame lost) between the last capture of ``a`` and
+    the first of ``b`` is unseen, the rest are display drops."""
+    p = jn.present
+    missing = int(b - a - 1)
+    gap = gaps.between(int(jn.last_k[a]), int(jn.first_k[b]))
+    hidden = min(missing, gap)
+    out.hidden += hidden
+    lost = missing - hidden
+    out.drops += lost
+    out.status[a + 1: b] = "dropped" if hidden == 0 else "unseen"
+    after, before = int(p.idx[a]), int(p.idx[b])
+    if lost:
+        ev = {"kind": "drop", "after": after, "before": before, "count": lost,
+              "t_s": round(float(jn.first_t[b]), 6)}
+        if hidden == 0 and len(out.dropped) < MAX_LISTED:
+            out.dropped.extend(int(v) for v in p.idx[a + 1: b])
+            ev["indices"] = [int(v) for v in p.idx[a + 1: b][:64]]
+        out.events.append(ev)
+    if hidden:
+        out.events.append({"kind": "gap", "after": after, "before": before, "indices_unknown": hidden,
+                           "capture_frames": gap, "t_s": round(float(jn.first_t[b]), 6)})
+
+
+def torn_captures(samples: Sequence[CaptureSample], room: int) -> tuple[int, list[dict]]:
+    """How many captures are torn, and an event for each of the first ``room`` of them."""
     torn = 0
+    events: list[dict] = []
     for s in samples:
         if s.status == "torn":
             torn += 1
-            if len(events) < MAX_LISTED:
+            if len(events) < room:
                 events.append({"kind": "torn", "indices": list(s.indices), "t_s": round(s.t_s, 6)})
+    return torn, events
+
+
+def in_time_order(events: list[dict]) -> list[dict]:
+    """Events in time order (a stable sort), the first :data:`MAX_LISTED` of them."""
     events.sort(key=lambda e: e["t_s"])
     del events[MAX_LISTED:]
+    return events
 
-    lat = raw_ms[matched] + shift_ms
+
+# -- summarise: the latencies, per band, per frame, and the document
+
+
+def band_figures(jn: Join, band_y: Sequence[float], shift_ms: float) -> tuple[dict[str, dict], float | None]:
+    """Per band (top to bottom), its scan position and latency statistics; and the median
+    time from the top band to the bottom one (None: fewer than two bands, or never both)."""
+    p = jn.present
     names = band_names(jn.band_t.shape[0])
     bands: dict[str, dict] = {}
     for b, name in enumerate(names):
         ms = (jn.band_t[b] - p.t) * 1e3 + shift_ms
-        pos = captures.band_y[b] if b < len(captures.band_y) else None
+        pos = band_y[b] if b < len(band_y) else None
         bands[name] = {"band": b, "position": None if pos is None else round(float(pos), 4),
                        "latency_ms": latency_stats(ms[np.isfinite(ms)])}
     scan = None
@@ -256,17 +245,28 @@ def latency_report(present: PresentLog, captures: CaptureLog, *,
         d = (jn.band_t[-1] - jn.band_t[0]) * 1e3
         d = d[np.isfinite(d)]
         scan = round(float(np.median(d)), 4) if d.size else None
-    capture_drops = captures.capture_drops if captures.capture_drops is not None else int(l_sum[-1])
+    return bands, scan
+
+
+def report_notes(clock: str, negative: int) -> list[str]:
+    """What the reader must know to read the latencies: an unknown offset, or latencies below zero."""
     notes = []
-    if captures.clock == "stream":
+    if clock == "stream":
         notes.append("capture times are on the stream's own clock, not CLOCK_MONOTONIC: the "
                      "latencies carry an unknown constant offset")
-    negative = int((lat < 0).sum())
     if negative:
         notes.append(f"{negative} latencies below zero: the capture saw a frame before testcard's "
                      "present returned (a present time is when the swap returned, which may come "
                      "after the picture is up), or the clocks disagree (a wall-clock source mapped "
                      "badly, a correction too large)")
+    return notes
+
+
+def frame_rows(jn: Join, raw_ms: np.ndarray, shift_ms: float, status: np.ndarray) -> list[dict]:
+    """One row per presented index: its counter value, present and capture times, latency
+    (corrected), per-band latencies and status."""
+    p = jn.present
+    matched = jn.first_k >= 0
     frames = []
     for j in range(p.idx.size):
         ok = bool(matched[j])
@@ -278,6 +278,21 @@ def latency_report(present: PresentLog, captures: CaptureLog, *,
             "bands_ms": [None if math.isnan(x) else round(float(x), 4)
                          for x in (jn.band_t[:, j] - p.t[j]) * 1e3 + shift_ms],
             "status": str(status[j])})
+    return frames
+
+
+def summarise(jn: Join, captures: CaptureLog, corrections: Sequence[Correction], shift_ms: float,
+              raw_ms: np.ndarray, rate: float | None, period: float | None, gaps: CaptureGaps,
+              steps: Steps, torn: int, events: list[dict]) -> dict:
+    """The latency document from what the steps found (see :func:`latency_report`)."""
+    p, samples, status = jn.present, jn.samples, steps.status
+    matched = jn.first_k >= 0
+    m_pos = np.flatnonzero(matched)
+    lat = raw_ms[matched] + shift_ms
+    bands, scan = band_figures(jn, captures.band_y, shift_ms)
+    lost = int(gaps.lost_before[-1])
+    capture_drops = captures.capture_drops if captures.capture_drops is not None else lost
+    negative = int((lat < 0).sum())
     in_span = int(m_pos[-1] - m_pos[0] + 1) if m_pos.size else 0
     return {
         "testcard_latency": 1,
@@ -292,14 +307,14 @@ def latency_report(present: PresentLog, captures: CaptureLog, *,
         "corrections": ([captures.placed.to_dict()] if captures.placed else [])
                        + [c.to_dict() for c in corrections],
         "corrections_total_ms": round(shift_ms, 4),
-        "display_drops": drops,
-        "dropped": dropped,
-        "unseen_in_capture_gaps": hidden_total,
-        "repeats": repeats if period is not None else None,
+        "display_drops": steps.drops,
+        "dropped": steps.dropped,
+        "unseen_in_capture_gaps": steps.hidden,
+        "repeats": steps.repeats if period is not None else None,
         "torn": torn,
         "capture_drops": int(capture_drops),
         "captures": len(samples),
-        "captures_unknown": int((np.array([s.status not in DECODED for s in samples], bool)).sum()),
+        "captures_unknown": int(gaps.undecoded.sum()),
         "unmatched_captures": int(jn.unmatched.sum()),
         "negative_latencies": negative,
         "bands": bands,
@@ -310,7 +325,7 @@ def latency_report(present: PresentLog, captures: CaptureLog, *,
         "clock_mapping": captures.mapping,
         "modulus": jn.modulus,
         "precision": precision_note(rate),
-        "notes": notes,
+        "notes": report_notes(captures.clock, negative),
         "events": events,
-        "frames": frames,
+        "frames": frame_rows(jn, raw_ms, shift_ms, status),
     }
