@@ -163,23 +163,30 @@ def repeat_margin_s(period: float | None, rate: float | None) -> float | None:
 def judge_steps(jn: Join, gaps: CaptureGaps, period: float | None, rate: float | None) -> Steps:
     """Each step from one matched index to the next: the indices between that no capture
     showed (dropped, or unseen in a capture gap), and how long the screen held the first."""
-    p = jn.present
     out = Steps(frame_status(jn.first_k >= 0))
     m_pos = np.flatnonzero(jn.first_k >= 0)
     threshold = repeat_margin_s(period, rate)
     for a, b in zip(m_pos[:-1], m_pos[1:], strict=True):
         if b > a + 1:
             _judge_missing(jn, gaps, a, b, out)
-        # how long the screen held ``a``, against the longer of what the display's period and
-        # testcard's own presents called for (a late present of testcard's is not a repeat)
-        held = jn.first_t[b] - jn.first_t[a]
-        extra = held - max((p.idx[b] - p.idx[a]) * period, p.t[b] - p.t[a]) if period else 0.0
-        if threshold is not None and period is not None and extra > threshold:
-            n_extra = max(1, round(extra / period))
-            out.repeats += n_extra
-            out.events.append({"kind": "repeat", "index": int(p.idx[a]), "extra": n_extra,
-                               "held_ms": round(extra * 1e3, 3), "t_s": round(float(jn.first_t[a]), 6)})
+        if threshold is not None and period is not None:
+            _judge_hold(jn, a, b, period, threshold, out)
     return out
+
+
+def _judge_hold(jn: Join, a: int, b: int, period: float, threshold: float, out: Steps) -> None:
+    """How long the screen held matched ``a`` (to the first capture of ``b``), against the longer
+    of what the display's period and testcard's own presents called for (a late present of
+    testcard's is not a repeat): more than ``threshold`` over is ``round(extra / period)``
+    repeats, at least one."""
+    p = jn.present
+    held = jn.first_t[b] - jn.first_t[a]
+    extra = held - max((p.idx[b] - p.idx[a]) * period, p.t[b] - p.t[a])
+    if extra > threshold:
+        n_extra = max(1, round(extra / period))
+        out.repeats += n_extra
+        out.events.append({"kind": "repeat", "index": int(p.idx[a]), "extra": n_extra,
+                           "held_ms": round(extra * 1e3, 3), "t_s": round(float(jn.first_t[a]), 6)})
 
 
 def _judge_missing(jn: Join, gaps: CaptureGaps, a: int, b: int, out: Steps) -> None:
