@@ -3,9 +3,13 @@
 :class:`FrameFormat` holds the size, bit depth, range, the counter overlay's bits and the
 transfer an output renders at.  It is made once (from the settings, the command line or the
 window's frame settings) and builds every spec of that output: a pattern's
-(:meth:`FrameFormat.spec`), a preset's entries (:meth:`FrameFormat.preset_specs`).  It owns
-the overlay rule: the counter overlay is laid over every pattern but the counter pattern,
-which is a counter already, and an entry's own depth, range and overlay win over the format's.
+(:meth:`FrameFormat.spec`), a preset's entries (:meth:`FrameFormat.preset_specs`), the first
+frame of a window or kiosk from the stored parameters (:meth:`FrameFormat.start_spec`).  It
+owns the overlay rule (:meth:`FrameFormat.overlay_for`): the counter overlay asked for is laid
+over every pattern but the counter pattern, which is a counter already, and an overlay a spec
+asks for itself (a preset entry's, a typed ``--counter``) wins over the format's.  A preset
+entry's own depth and range win over the format's too; its transfer is its own (a preset says
+what its code values mean), the format's is for the patterns an operator chooses.
 
 :meth:`FrameFormat.respec` carries a spec to another depth or range: its colours converted
 from their own levels by :func:`core.levels.rescale_code` (the one depth rule), everything
@@ -15,16 +19,33 @@ typed at 10.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 from core.levels import Levels, rescale_code
-from core.patterns.presets import Preset, PresetEntry
 from core.patterns.registry import get_pattern
 from core.patterns.spec import Spec, make_spec
 
 COLOUR_KINDS = ("colour", "palette")
+
+
+class Entry(Protocol):
+    """What a format builds a preset entry from (:class:`~core.patterns.PresetEntry`; named
+    here by shape, as presets build on this module)."""
+
+    @property
+    def pattern(self) -> str: ...
+    @property
+    def params(self) -> tuple[tuple[str, Any], ...]: ...
+    @property
+    def bit_depth(self) -> int | None: ...
+    @property
+    def limited(self) -> bool | None: ...
+    @property
+    def counter_bits(self) -> int | None: ...
+    @property
+    def transfer(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -54,25 +75,54 @@ class FrameFormat:
         return replace(self, bit_depth=int(bit_depth),
                        limited=self.limited if limited is None else bool(limited))
 
-    def overlay_for(self, pattern: str) -> int | None:
-        """The counter overlay a pattern gets: none on the counter pattern itself."""
+    def overlay_for(self, pattern: str, own: int | None = None) -> int | None:
+        """The counter overlay ``pattern`` gets: ``own`` (the spec's own, which wins), else the
+        format's, except on the counter pattern, which is a counter already."""
+        if own is not None:
+            return own
         return self.counter_bits if pattern != "counter" else None
 
-    def spec(self, pattern: str, params: Mapping[str, Any] | None = None, **extra) -> Spec:
-        """``pattern`` with ``params`` in this format (``ValueError``: one sentence)."""
+    def spec(self, pattern: str, params: Mapping[str, Any] | None = None, *,
+             counter_bits: int | None = None, **extra) -> Spec:
+        """``pattern`` with ``params`` in this format (``ValueError``: one sentence).
+
+        ``counter_bits`` is an overlay the spec asks for itself (refused on the counter
+        pattern, as :func:`~core.patterns.make_spec` refuses it); ``transfer`` in ``extra``
+        replaces the format's."""
         transfer = extra.pop("transfer", self.transfer)
         return make_spec(pattern, params or {}, width=self.width, height=self.height,
                          bit_depth=self.bit_depth, limited=self.limited,
-                         counter_bits=self.overlay_for(pattern), transfer=transfer, **extra)
+                         counter_bits=self.overlay_for(pattern, counter_bits), transfer=transfer, **extra)
 
-    def entry_spec(self, entry: PresetEntry) -> Spec:
-        return entry.spec(self.width, self.height, bit_depth=self.bit_depth, limited=self.limited,
-                          counter_bits=self.counter_bits)
+    def start_spec(self, pattern: str, stored: Mapping[str, Any] | None,
+                   log: Callable[[str], None] = lambda _note: None) -> Spec:
+        """The first frame of an output: ``pattern`` with its ``stored`` parameters; where this
+        format refuses them, its defaults; where it refuses those too, a checkerboard.  Each
+        refusal is one sentence given to ``log`` (the window's log, the kiosk's stderr)."""
+        for params in _distinct(stored or {}, {}):
+            try:
+                return self.spec(pattern, params)
+            except ValueError as exc:
+                instead = "using defaults" if params else "showing a checkerboard"
+                log(f"stored settings for {pattern} not usable ({exc}); {instead}")
+        try:
+            return self.spec("checkerboard")
+        except ValueError:      # no overlay fits so small a frame
+            return make_spec("checkerboard", width=self.width, height=self.height,
+                             bit_depth=self.bit_depth, limited=self.limited)
 
-    def preset_specs(self, preset: Preset) -> list[Spec]:
-        """Every entry of ``preset`` for this output, in order (``ValueError`` naming the entry)."""
-        return preset.specs(self.width, self.height, bit_depth=self.bit_depth, limited=self.limited,
-                            counter_bits=self.counter_bits)
+    def entry_spec(self, entry: Entry, *, dtype: str = "uint16") -> Spec:
+        """A preset entry for this output: its own depth, range and overlay win over the
+        format's; its transfer is its own (None: its pattern's)."""
+        fmt = replace(self, bit_depth=self.bit_depth if entry.bit_depth is None else entry.bit_depth,
+                      limited=self.limited if entry.limited is None else entry.limited,
+                      transfer=entry.transfer)
+        return fmt.spec(entry.pattern, dict(entry.params), counter_bits=entry.counter_bits, dtype=dtype)
+
+    def preset_specs(self, preset, *, dtype: str = "uint16") -> list[Spec]:
+        """Every entry of ``preset`` (a :class:`~core.patterns.Preset`) for this output, in
+        order (``ValueError`` naming the preset and the entry)."""
+        return entry_specs(self, preset.name, preset.entries, dtype=dtype)
 
     def respec(self, spec: Spec) -> Spec:
         """``spec`` at this format's depth and range, its colours carried there by the depth
@@ -99,3 +149,23 @@ def respec(spec: Spec, levels: Levels) -> Spec:
                      bit_depth=levels.bit_depth, limited=levels.limited, dtype=spec.dtype,
                      roi=spec.roi, counter_bits=spec.counter_bits, transfer=spec.transfer,
                      mastering=spec.mastering)
+
+
+def entry_specs(fmt: FrameFormat, name: str, entries: Iterable[Entry], *,
+                dtype: str = "uint16") -> list[Spec]:
+    """The entries of preset ``name`` in ``fmt``, in order; ``ValueError`` naming the entry."""
+    out = []
+    for i, entry in enumerate(entries):
+        try:
+            out.append(fmt.entry_spec(entry, dtype=dtype))
+        except ValueError as exc:
+            raise ValueError(f"preset {name!r} entry {i + 1} ({entry.pattern}): {exc}") from None
+    return out
+
+
+def _distinct(*candidates: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    out: list[Mapping[str, Any]] = []
+    for c in candidates:
+        if not out or c != out[-1]:
+            out.append(c)
+    return out

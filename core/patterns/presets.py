@@ -37,7 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from core.jsonfile import JsonError, load_json, parse_json
-from core.patterns.spec import Spec, make_spec
+from core.patterns.frame_format import FrameFormat, entry_specs
+from core.patterns.spec import Spec
 
 SCHEMA = 1
 PACKAGE = "resources.presets"
@@ -71,21 +72,14 @@ class PresetEntry:
 
     def spec(self, width: int, height: int, *, bit_depth: int = 10, limited: bool = False,
              dtype: str = "uint16", counter_bits: int | None = None) -> Spec:
-        """The validated frame for an output of this size, depth, range and counter overlay.
-
-        The entry's own ``bit_depth``, ``limited`` and ``counter_bits`` win over the output's;
-        the output's ``counter_bits`` (the overlay the operator asked for) is not laid over
-        the counter pattern, which is a counter already.  Raises ``ValueError`` (from
-        :func:`make_spec`) when the entry cannot be shown there, e.g. a counter panel that
-        does not fit a tiny frame.
+        """The validated frame for an output of this size, depth, range and counter overlay:
+        :meth:`FrameFormat.entry_spec <core.patterns.FrameFormat.entry_spec>` of that output,
+        whose rule it is (the entry's own ``bit_depth``, ``limited`` and ``counter_bits`` win;
+        the output's overlay is not laid over the counter pattern).  Raises ``ValueError``
+        (from :func:`~core.patterns.make_spec`) when the entry cannot be shown there, e.g. a
+        counter panel that does not fit a tiny frame.
         """
-        counter = self.counter_bits
-        if counter is None and self.pattern != "counter":
-            counter = counter_bits
-        return make_spec(self.pattern, dict(self.params), width=width, height=height,
-                         bit_depth=self.bit_depth if self.bit_depth is not None else bit_depth,
-                         limited=self.limited if self.limited is not None else limited,
-                         dtype=dtype, counter_bits=counter, transfer=self.transfer)
+        return FrameFormat(width, height, bit_depth, limited, counter_bits).entry_spec(self, dtype=dtype)
 
     def to_dict(self) -> dict:
         d: dict[str, Any] = {"pattern": self.pattern, "params": dict(self.params)}
@@ -107,15 +101,10 @@ class Preset:
 
     def specs(self, width: int, height: int, *, bit_depth: int = 10, limited: bool = False,
               dtype: str = "uint16", counter_bits: int | None = None) -> list[Spec]:
-        """Every entry as a validated :class:`Spec` for this output, in order."""
-        out = []
-        for i, entry in enumerate(self.entries):
-            try:
-                out.append(entry.spec(width, height, bit_depth=bit_depth, limited=limited, dtype=dtype,
-                                      counter_bits=counter_bits))
-            except ValueError as exc:
-                raise ValueError(f"preset {self.name!r} entry {i + 1} ({entry.pattern}): {exc}") from None
-        return out
+        """Every entry as a validated :class:`Spec` for this output, in order
+        (:meth:`FrameFormat.preset_specs <core.patterns.FrameFormat.preset_specs>` of it)."""
+        return entry_specs(FrameFormat(width, height, bit_depth, limited, counter_bits), self.name,
+                           self.entries, dtype=dtype)
 
     def dwells(self) -> list[float]:
         """How long each entry stays on screen when played: its own dwell, else the preset's,
