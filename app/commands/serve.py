@@ -154,25 +154,24 @@ def run_serve(args, conns, allow, log_path, argv=None) -> int:
     from app.qapp import ensure_qapplication
 
     app = ensure_qapplication(argv)
-    from app.preview import RemoteLink, Surface
+    from app.preview import RemoteLink
     from app.window import Kiosk, output_target, run_until_quit, say
-    from core.patterns import make_spec, parse_size
+    from core.patterns import FrameFormat, parse_size
     from core.remote import TITLES, RemoteLog
 
     identity, record = output_target(args.screen)
     w, h = parse_size(args.size) if args.size else record.native_size
-    counter = args.counter_bits if args.counter else None
-    first_bits = args.bit_depth or 8
-    spec = make_spec("solid", {"color": "0%"}, width=w, height=h, bit_depth=first_bits,   # black
-                     limited=args.limited, counter_bits=counter)
-    kiosk = Kiosk(spec, wanted=identity, banner=args.banner, frame_limit=args.frames)
+    # every patch is built in this format, at the surface's depth where none was typed
+    fmt = FrameFormat(w, h, args.bit_depth or 8, bool(args.limited),
+                      args.counter_bits if args.counter else None)
+    spec = fmt.spec("solid", {"color": "0%"})   # black until the first patch
+    kiosk = Kiosk(spec, wanted=identity, banner=args.banner, frame_limit=args.frames, frame_format=fmt)
     kiosk.note.connect(say)
     for note in kiosk.decision_notes:
         say(note)
 
-    def surface() -> Surface:
-        bits = args.bit_depth or (10 if kiosk.loop.fmt == "rgb10" else 8)
-        return Surface(bits, bool(args.limited), w, h, counter)
+    def surface() -> FrameFormat:
+        return fmt.with_depth(args.bit_depth or (10 if kiosk.loop.fmt == "rgb10" else 8))
 
     log = RemoteLog(log_path, max_bytes=max(RemoteLog.MIN_BYTES, int(args.log_max * 1e6))) \
         if log_path else None

@@ -25,7 +25,7 @@ from app.preview.placement import (
 )
 from app.preview.presenter import GLPresenter, Presenter, gl_problem
 from app.preview.raster import RasterPresenter
-from app.preview.remote import RemoteLink, Surface
+from app.preview.remote import RemoteLink
 from app.preview.session import OutputSession, presenter_kind, refresh_of
 
 
@@ -53,7 +53,6 @@ __all__ = [
     "ScreenIdentity",
     "ScreenMatch",
     "ScreenRecord",
-    "Surface",
     "banner_lines",
     "frame_rect",
     "gl_problem",

@@ -5,8 +5,8 @@ GUI thread, acknowledged from the loop's presents.
 thread).  A transport calls :meth:`RemoteLink.on_patch` from its thread; that returns an
 :class:`~core.remote.Acknowledgement` at once and puts the patch in the link's inbox, where the
 GUI thread takes it and it becomes a testcard frame (:func:`core.remote.to_spec_params` for the
-surface the loop renders for, then :func:`core.patterns.make_spec`, the counter overlay
-included when asked), handed to ``show_spec``.  The frame loop never presents a frame rendered
+:class:`~core.patterns.FrameFormat` the loop renders in, then that format's spec, the counter
+overlay included when asked), handed to ``show_spec``.  The frame loop never presents a frame rendered
 before a spec change (a new generation starts), so the first ``frame_presented`` after it is
 the patch's first frame; the presenters emit it only once the frame is on screen as far as the
 platform can tell (:mod:`app.preview.raster`: after the X server has it).  Only then is the
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, Qt, Signal
 
 from core.engine import FORMAT_BITS
-from core.patterns import make_spec
+from core.patterns import FrameFormat
 from core.remote import (
     DEFAULT_ACK_TIMEOUT_S,
     DEFAULT_REQUEST_TIMEOUT_S,
@@ -57,18 +57,6 @@ from core.remote import (
 REPLACED = "replaced by a later patch before it was presented"
 
 
-@dataclass(frozen=True)
-class Surface:
-    """What a patch is shown on: the frame's depth, range, size and counter overlay."""
-
-    bit_depth: int
-    limited: bool
-    width: int
-    height: int
-    counter_bits: int | None = None
-    transfer: str | None = None
-
-
 @dataclass
 class _Pending:
     patch: RemotePatch
@@ -81,7 +69,8 @@ class RemoteLink(QObject):
     """The remote connections of one frame loop (see the module).
 
     ``show_spec(spec) -> bool`` puts a spec on the loop (False or ``ValueError``: refused);
-    ``surface() -> Surface`` says what to render for, asked on the GUI thread for each patch.
+    ``surface() -> FrameFormat`` says what to render in (the frame's depth, range, size, counter
+    overlay and transfer), asked on the GUI thread for each patch.
     """
 
     state_changed = Signal(str, str)       # connection key, its state ("listening on ...")
@@ -94,7 +83,7 @@ class RemoteLink(QObject):
     MAX_INBOX = 2000                       # transport events waiting for the GUI thread, at most
     LATENCIES = 100                        # receive-to-present latencies kept for the dock
 
-    def __init__(self, loop, show_spec: Callable[[object], bool], surface: Callable[[], Surface], *,
+    def __init__(self, loop, show_spec: Callable[[object], bool], surface: Callable[[], FrameFormat], *,
                  log: RemoteLog | None = None, allow=(), video_levels: bool = False,
                  ack_timeout_s: float | None = DEFAULT_ACK_TIMEOUT_S, idle_timeout_s: float | None = None,
                  request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S, parent=None):
@@ -254,8 +243,7 @@ class RemoteLink(QObject):
         try:
             s = self._surface()
             name, params, note = to_spec_params(patch, s.bit_depth, s.limited, size=(s.width, s.height))
-            spec = make_spec(name, params, width=s.width, height=s.height, bit_depth=s.bit_depth,
-                             limited=s.limited, counter_bits=s.counter_bits, transfer=s.transfer)
+            spec = s.spec(name, params)
             shown = self._show_spec(spec)
         except ValueError as exc:
             shown, note = False, str(exc)
@@ -319,4 +307,4 @@ class RemoteLink(QObject):
         return f"last {self.latencies_ms[-1]:.1f} ms, median {median:.1f} ms over {n}"
 
 
-__all__ = ["RemoteLink", "Surface"]
+__all__ = ["RemoteLink"]

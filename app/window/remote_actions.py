@@ -13,7 +13,8 @@ from __future__ import annotations
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QInputDialog, QLineEdit
 
-from app.preview import RemoteLink, Surface
+from app.preview import RemoteLink
+from core.patterns import FrameFormat
 from core.remote import DEFAULT_ADDRESSES, KINDS, TITLES, discovery_for, parse_connection
 
 # what each Open action asks for, and how
@@ -33,11 +34,9 @@ class RemoteActions:
         self.remote.patch_shown.connect(
             lambda r: self.statusBar().showMessage(f"remote: {r['message']}", 5000))
 
-    def remote_surface(self) -> Surface:
-        """What a remote patch is rendered for: the frame settings as they are now."""
-        levels = self.frame_settings.levels()
-        w, h = self.frame_settings.frame_size()
-        return Surface(levels.bit_depth, levels.limited, w, h, self.frame_settings.counter_setting())
+    def remote_surface(self) -> FrameFormat:
+        """What a remote patch is rendered in: the frame settings' format as it is now."""
+        return self.frame_settings.frame_format()
 
     def show_remote_spec(self, spec) -> bool:
         """A remote patch on the live output, as if chosen here (a preset playing stops)."""

@@ -8,8 +8,8 @@ import time
 import pytest
 
 from app.panels.remote import SHOWN_EVENTS, RemotePanel, event_text
-from app.preview import FrameLoop, RemoteLink, Surface
-from core.patterns import make_spec
+from app.preview import FrameLoop, RemoteLink
+from core.patterns import FrameFormat, make_spec
 from core.remote import RemotePatch, parse_connection
 from tests.helpers.presenters import showing_presenter
 
@@ -21,7 +21,7 @@ def link(qtbot):
     presenter = showing_presenter(bits=8)
     loop = FrameLoop(make_spec("solid", {"color": (0, 0, 0)}, width=64, height=36, bit_depth=8))
     loop.attach(presenter, 60.0)
-    surface = Surface(8, False, 64, 36)
+    surface = FrameFormat(64, 36, 8, False)
     lk = RemoteLink(loop, lambda spec: loop.set_spec(spec) or True, lambda: surface)
     loop.start()
     yield lk

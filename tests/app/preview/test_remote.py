@@ -12,9 +12,9 @@ import time
 import numpy as np
 import pytest
 
-from app.preview import FrameLoop, RemoteLink, Surface
+from app.preview import FrameLoop, RemoteLink
 from core.engine.formats import unpack_rgb10
-from core.patterns import make_spec
+from core.patterns import FrameFormat, make_spec
 from core.remote import RemoteLog, convert_codes, parse_connection, patch_rect_px, senders
 from core.remote.upgci import ACK
 from tests.helpers.presenters import showing_presenter
@@ -42,7 +42,7 @@ class Rig:
         self.presenter = showing_presenter(bits=bits)
         self.loop = FrameLoop(make_spec("solid", {"color": (0, 0, 0)}, width=W, height=H, bit_depth=10))
         self.loop.attach(self.presenter, 60.0)
-        self.surface = Surface(bits, False, W, H, counter_bits)
+        self.surface = FrameFormat(W, H, bits, False, counter_bits)
         self.log_path = tmp_path / "remote.jsonl"
         self.link = RemoteLink(self.loop, self._show, lambda: self.surface, log=RemoteLog(self.log_path),
                                ack_timeout_s=30.0)

@@ -9,9 +9,9 @@ import time
 import numpy as np
 import pytest
 
-from app.preview import FrameLoop, RemoteLink, Surface
+from app.preview import FrameLoop, RemoteLink
 from core.jsonfile import parse_json
-from core.patterns import make_spec
+from core.patterns import FrameFormat, make_spec
 from core.remote import RemoteLog, RemotePatch
 from tests.helpers.presenters import showing_presenter
 
@@ -31,7 +31,7 @@ def link(qtbot, tmp_path):
         loop.set_spec(spec)
         return True
 
-    rl = RemoteLink(loop, show, lambda: Surface(10, False, W, H), log=RemoteLog(log_path),
+    rl = RemoteLink(loop, show, lambda: FrameFormat(W, H, 10, False), log=RemoteLog(log_path),
                     ack_timeout_s=30.0)
     loop.start()
     yield rl, loop, presenter, log_path
