@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import argparse
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from app.commands.common import (
     SCREEN_HELP,
@@ -24,6 +25,9 @@ from app.commands.common import (
     parse_sets,
 )
 from app.settings import Settings
+
+if TYPE_CHECKING:
+    from core.patterns import FrameFormat, Spec
 
 PLACEHOLDER_SIZE = (1920, 1080)   # to check a frame whose size is the screen's, before Qt knows it
 
@@ -71,25 +75,38 @@ def add_start_options(p) -> None:
 
 @dataclass(frozen=True)
 class GuiStart:
-    """What the window starts with, checked: its settings, then what to do once it is open."""
+    """What the window starts with, checked: its settings, the frame format and the spec built
+    from them once, then what to do once it is open."""
 
     settings: Settings
+    format: FrameFormat            # size (PLACEHOLDER_SIZE while it is the screen's), depth, range,
+    #                                overlay and transfer (pq, hlg: what the surface asks to be tagged)
+    spec: Spec | None = None       # the pattern to show first, built in ``format`` (None: the preset's)
     preset: str | None = None      # the preset's own name (as spelled in its file)
     play: bool = False
     screen: str | None = None      # --screen as typed; resolved once Qt lists the screens
     fullscreen: bool = False
     frames: int = 0
-    transfer: str = "sdr"          # what the output surface asks to be tagged (pq, hlg: BT.2100)
     metrics: tuple[str, int] | None = None   # --metrics: where to serve them
+    notes: tuple[str, ...] = ()    # stored parameters that were refused (the defaults shown instead)
 
-    def frame_format(self, size: tuple[int, int]):
-        """The output's :class:`~core.patterns.FrameFormat` at ``size`` (the settings' depth,
-        range and overlay, the typed transfer)."""
-        from core.patterns import FrameFormat
+    @property
+    def transfer(self) -> str:
+        """What the output surface asks to be tagged (sdr unless --transfer said pq or hlg)."""
+        return self.format.transfer or "sdr"
 
-        s = self.settings
-        return FrameFormat(int(size[0]), int(size[1]), s.bit_depth, s.limited,
-                           s.counter_bits if s.counter else None, self.transfer)
+    def frame_format(self, size: tuple[int, int]) -> FrameFormat:
+        """The output's :class:`~core.patterns.FrameFormat` at ``size``."""
+        return self.format.with_size(*size)
+
+    def at_size(self, size: tuple[int, int]) -> GuiStart:
+        """This start on an output of ``size`` (the screen's, known once Qt lists the screens):
+        the same spec at that size; ``ValueError`` (one sentence) where it does not fit there."""
+        fmt = self.frame_format(size)
+        if fmt == self.format:
+            return self
+        spec = None if self.spec is None else self.spec.replace(width=fmt.width, height=fmt.height)
+        return replace(self, format=fmt, spec=spec)
 
     @property
     def auto_depth(self) -> bool:
@@ -98,14 +115,16 @@ class GuiStart:
 
 
 def plan_start(args, settings: Settings, presets=None) -> GuiStart:
-    """Check ``args`` and fold them into a copy of ``settings``; no Qt.
+    """Check ``args``, fold them into a copy of ``settings`` and build the frame format and the
+    first spec from that, once; no Qt.
 
     Refuses (``ValueError``, one sentence naming the option) what ``testcard render`` refuses,
     an unknown preset, ``--play`` without ``--preset``, ``--preset`` with ``--pattern`` or
     ``--set``, an empty ``--screen`` and a negative ``--frames``.  ``presets`` defaults to the
-    built-in ones and the settings folder's.
+    built-in ones and the settings folder's.  Stored parameters the format refuses are not an
+    error: the pattern's defaults are shown, and the start's ``notes`` say why.
     """
-    from core.patterns import get_pattern, get_preset, load_presets, make_spec, parse_size
+    from core.patterns import get_pattern, get_preset, load_presets, parse_size
 
     if args.frames < 0:
         raise ValueError(f"--frames must be >= 0, got {args.frames}")
@@ -116,21 +135,26 @@ def plan_start(args, settings: Settings, presets=None) -> GuiStart:
     if args.screen is not None and not args.screen.strip():
         raise ValueError("--screen takes a screen's index (0, 1, ...) or its name, got ''")
     s = copy.deepcopy(settings)
-    size = list(parse_size(args.size)) if args.size else s.size
-    bit_depth = s.bit_depth if args.bit_depth is None else args.bit_depth
-    limited = s.limited if args.limited is None else args.limited
-    counter = s.counter if args.counter is None else args.counter
-    counter_bits = s.counter_bits if args.counter_bits is None else args.counter_bits
-    w, h = size or PLACEHOLDER_SIZE
-    preset = None
+    if args.size:
+        s.size = list(parse_size(args.size))
+    if args.bit_depth is not None:
+        s.bit_depth = args.bit_depth
+        s.bit_depth_chosen = True   # typed: no longer following the output surface's depth
+    for name in ("limited", "counter", "counter_bits"):
+        if getattr(args, name) is not None:
+            setattr(s, name, getattr(args, name))
+    if args.banner is not None:
+        s.output_banner = args.banner
+    fmt = settings_format(s, args.transfer)
+    preset, spec = None, None
+    notes: list[str] = []
     if args.preset:
         from core.paths import presets_dir
 
         if presets is None:
             presets, _problems = load_presets([presets_dir()])   # the window logs the problems
         preset = get_preset(args.preset, presets)
-        preset.specs(w, h, bit_depth=bit_depth, limited=limited,
-                     counter_bits=counter_bits if counter else None)
+        fmt.preset_specs(preset)
     else:
         pattern = args.pattern or s.pattern
         if args.pattern is None:
@@ -138,21 +162,28 @@ def plan_start(args, settings: Settings, presets=None) -> GuiStart:
                 get_pattern(pattern)
             except ValueError:   # a remembered name this version lacks: the window's default
                 pattern = "checkerboard"
-        # the counter pattern is a counter already: a remembered overlay is left off it, a typed one refused
-        overlay = counter_bits if args.counter or (counter and pattern != "counter") else None
-        spec = make_spec(pattern, parse_sets(args.set), width=w, height=h, bit_depth=bit_depth,
-                         limited=limited, counter_bits=overlay, transfer=args.transfer)
+        # a typed --counter is the spec's own overlay: refused on the counter pattern (a counter
+        # already), where a remembered one is left off by the format's rule
+        own = fmt.counter_bits if args.counter else None
+        typed = fmt.spec(pattern, parse_sets(args.set), counter_bits=own)
         s.pattern = pattern
         if args.set:
+            spec = typed
             s.params[pattern] = spec.to_dict()["params"]
-    s.size, s.bit_depth, s.limited = size, bit_depth, limited
-    if args.bit_depth is not None:
-        s.bit_depth_chosen = True   # typed: no longer following the output surface's depth
-    s.counter, s.counter_bits = counter, counter_bits
-    if args.banner is not None:
-        s.output_banner = args.banner
-    return GuiStart(s, preset.name if preset else None, bool(args.play), args.screen, bool(args.fullscreen),
-                    args.frames, args.transfer or "sdr", metrics_address(args))
+        else:
+            spec = fmt.start_spec(pattern, s.params.get(pattern, {}), notes.append)
+    return GuiStart(s, fmt, spec, preset.name if preset else None, bool(args.play), args.screen,
+                    bool(args.fullscreen), args.frames, metrics_address(args), tuple(notes))
+
+
+def settings_format(s: Settings, transfer: str | None = None) -> FrameFormat:
+    """The frame format the settings ``s`` say (their size, else :data:`PLACEHOLDER_SIZE` until
+    the screen's is known; depth, range, the overlay when it is on) with ``transfer``."""
+    from core.patterns import FrameFormat
+
+    w, h = s.size or PLACEHOLDER_SIZE
+    return FrameFormat(int(w), int(h), s.bit_depth, s.limited, s.counter_bits if s.counter else None,
+                       transfer)
 
 
 def run(args) -> int:
@@ -162,19 +193,25 @@ def run(args) -> int:
 
 
 def open_window(start: GuiStart):
-    """The main window for ``start`` (the QApplication must exist), not yet shown.
+    """The main window for ``start`` (the QApplication must exist), not yet shown, showing
+    the spec ``start`` carries (at the output screen's size where no size was given).
 
-    Refuses (``ValueError`` naming the connected screens) a ``--screen`` that names none.
+    Refuses (``ValueError``, one sentence) a ``--screen`` that names none (naming the connected
+    screens) and a spec that does not fit the screen's size, before any window exists.
     """
-    from app.preview import resolve_screen, screen_records
+    from app.preview import ScreenIdentity, match_screen, resolve_screen, screen_records
     from app.window import MainWindow
 
     s = start.settings
     if start.screen is not None:
         rec = resolve_screen(screen_records(), start.screen)
         s.output_screen, s.output_screen_id = rec.name, rec.identity.to_dict()
-    win = MainWindow(frame_limit=start.frames, settings=s)
-    win.status_bar.session_transfer = start.transfer   # what the --set code values and nits mean
+    if not s.size:    # the output screen's, as the window's frame settings show it
+        remembered = ScreenIdentity.from_settings(s.output_screen_id, s.output_screen)
+        start = start.at_size(match_screen(screen_records(), remembered).screen.native_size)
+    win = MainWindow(frame_limit=start.frames, settings=s, spec=start.spec, frame_format=start.format)
+    for note in start.notes:
+        win.log(note)
     if start.preset is not None:
         if start.play:
             win.play_preset(start.preset)

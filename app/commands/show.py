@@ -49,22 +49,21 @@ def run(args) -> int:
 
 
 def frame_specs(start: GuiStart, size: tuple[int, int], presets=None):
-    """``(spec, preset, entry specs)`` at ``size``: the pattern's spec, or the preset's entries
-    (``ValueError``, one sentence, for one that does not fit this output)."""
+    """``(spec, preset, entry specs)`` at ``size``: the spec ``start`` carries, or the preset's
+    entries (``ValueError``, one sentence, for one that does not fit this output)."""
     from core.patterns import get_preset, load_presets
 
-    s = start.settings
-    fmt = start.frame_format(size)
+    start = start.at_size(size)
     if start.preset is not None:
         if presets is None:
             from core.paths import presets_dir
 
             presets, _problems = load_presets([presets_dir()])
         preset = get_preset(start.preset, presets)
-        specs = fmt.preset_specs(preset)
+        specs = start.format.preset_specs(preset)
         return specs[0], preset, specs
-    spec = fmt.spec(s.pattern, s.params.get(s.pattern, {}))
-    return spec, None, [spec]
+    assert start.spec is not None     # plan_start builds one wherever no preset is named
+    return start.spec, None, [start.spec]
 
 
 def run_show(start: GuiStart, *, timeline: str | None = None, argv=None) -> int:
@@ -85,6 +84,8 @@ def run_show(start: GuiStart, *, timeline: str | None = None, argv=None) -> int:
     identity, record = output_target(start.screen, remembered)
     size = tuple(s.size) if s.size else record.native_size
     spec, preset, _entry_specs = frame_specs(start, size)
+    for note in start.notes:    # stored parameters refused: the defaults are shown
+        print(f"testcard: settings: {one_line(note)}", file=sys.stderr)
     kiosk = Kiosk(spec, wanted=identity, banner=s.output_banner, frame_limit=start.frames,
                   frame_format=start.frame_format(size), auto_depth=start.auto_depth)
     kiosk.note.connect(say)

@@ -31,7 +31,7 @@ from app.window.log_dock import LogDock
 from app.window.menus import build_menus, rebuild_output_menu
 from app.window.output_screen import OutputScreen
 from app.window.param_editor import FrameSettings, ParamEditor
-from app.window.pattern_control import PatternControl, frame_format_of, initial_spec
+from app.window.pattern_control import PatternControl
 from app.window.preset_actions import PresetActions
 from app.window.remote_actions import RemoteActions
 from app.window.settings_store import SettingsStore, remember_spec
@@ -39,7 +39,7 @@ from app.window.status_bar import StatusBar
 from app.workers import TaskRunner, either
 from core.decisions import Band, band_chain
 from core.engine import available_devices
-from core.patterns import get_pattern
+from core.patterns import FrameFormat, get_pattern
 
 
 class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
@@ -49,9 +49,12 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
 
     def __init__(self, pattern: str | None = None, frame_limit: int = 0, settings=None,
                  presenter_kind: str | None = None, spec=None, persist: bool = True,
-                 reuse_static: bool = True):
-        """``spec`` overrides the remembered pattern and frame settings (benchmarks);
-        ``persist=False`` leaves the settings file alone on close."""
+                 reuse_static: bool = True, frame_format: FrameFormat | None = None):
+        """``spec`` overrides the remembered pattern and frame settings (benchmarks); with
+        ``frame_format``, the format it was built in and ``settings`` already hold (``testcard
+        gui``'s start), it is shown as it is and the frame settings show that format, whose
+        transfer every spec built here keeps.  ``persist=False`` leaves the settings file alone
+        on close."""
         super().__init__()
         self.setWindowTitle("testcard")
         self.setObjectName("MainWindow")
@@ -78,7 +81,7 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
 
         # ---- initial spec from settings (falling back to defaults on anything invalid)
         s = self.settings
-        if spec is not None:
+        if spec is not None and frame_format is None:
             remember_spec(s, spec)
         # what closing stores: only the fields changed since the window started
         self.settings_store = SettingsStore(s, window=self, frame_settings=self.frame_settings,
@@ -87,6 +90,7 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         # the stored depth first (the stored colours were typed at it); the surface's follows below
         self.frame_settings.set_values(s.bit_depth, s.limited, s.size, s.counter, s.counter_bits,
                                        chosen=s.bit_depth_chosen)
+        self.frame_settings.transfer = frame_format.transfer if frame_format is not None else None
 
         # the cpu first: listing the others imports torch (1.5 s), done off this thread once
         # the first frame is up (_list_devices)
@@ -102,14 +106,16 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
             get_pattern(name)
         except ValueError:
             name = "checkerboard"
-        self.spec = spec if spec is not None else initial_spec(self.frame_settings, s, name, self.log)
+        # the one format every spec here is built in (app/window/pattern_control.py)
+        fmt = frame_format or self.frame_settings.frame_format()
+        self.spec = spec if spec is not None else fmt.start_spec(name, s.params.get(name, {}), self.log)
 
         # ---- the live output: the session the kiosk is too (app/preview/session.py); its
         # decision cache is read off this thread (below), so until then (and for a pattern
         # switch ever after) the loop never parses the file
         self.status_bar = StatusBar(self)
         self.setStatusBar(self.status_bar)
-        self.session = OutputSession(self.spec, frame_format=frame_format_of(self.frame_settings),
+        self.session = OutputSession(self.spec, frame_format=fmt,
                                      device=self.frame_settings.device_setting(), frame_limit=frame_limit,
                                      presenter=self.presenter_kind, banner=s.output_banner,
                                      reuse_static=reuse_static, read_decisions=False, parent=self)

@@ -147,7 +147,9 @@ class FrameSettings(QWidget):
 
     The bit depth follows the output surface (:meth:`follow_surface`: 8 on an 8-bit surface,
     10 where 10 bits were granted) until the user picks one (``bit_depth_chosen``, persisted);
-    the "auto" button goes back to following the surface.
+    the "auto" button goes back to following the surface.  ``transfer`` is no widget: it is
+    the session's (``testcard gui --transfer``; None: each pattern's own), kept so that
+    :meth:`frame_format` says everything a frame here shares.
     """
 
     changed = Signal()
@@ -155,6 +157,7 @@ class FrameSettings(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self.transfer: str | None = None
         form = QFormLayout(self)
         self.bit_depth = Spin(1, 16)
         self.bit_depth.setValue(10)
@@ -295,13 +298,14 @@ class FrameSettings(QWidget):
         return self.counter_bits.value() if self.counter.isChecked() else None
 
     def frame_format(self):
-        """What these settings say every frame shares (:class:`core.patterns.FrameFormat`);
-        ``ValueError`` for a depth and range that cannot go together."""
+        """What these settings say every frame shares (:class:`core.patterns.FrameFormat`), the
+        one reading of the widgets a spec is built from; ``ValueError`` for a depth and range
+        that cannot go together."""
         from core.patterns import FrameFormat
 
         lv = self.levels()
         w, h = self.frame_size()
-        return FrameFormat(w, h, lv.bit_depth, lv.limited, self.counter_setting())
+        return FrameFormat(w, h, lv.bit_depth, lv.limited, self.counter_setting(), self.transfer)
 
     def set_counter_allowed(self, allowed: bool) -> None:
         """The counter pattern is a counter already: no overlay on it."""

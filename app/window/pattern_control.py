@@ -1,10 +1,13 @@
 """The pattern on screen as the control window's catalog, parameter editor and frame settings say.
 
-:class:`PatternControl` builds specs at the frame settings (the frame size, bit depth, range and
-counter): the first one from the stored parameters (falling back to defaults on anything
-refused), a pattern chosen in the catalog, the editor's values; it shows them through the
-output session and shows a refusal where it was made (the editor, the status bar).  The window
-keeps the spec on screen (``spec``, set when the session says it showed one).
+:class:`PatternControl` builds specs in the frame settings' one
+:class:`~core.patterns.FrameFormat` (:meth:`~app.window.param_editor.FrameSettings.frame_format`:
+the frame size, bit depth, range, counter overlay and the session's transfer; the format's
+rule leaves the overlay off the counter pattern): a pattern chosen in the catalog, the
+editor's values; it shows them through the output session and shows a refusal where it was
+made (the editor, the status bar).  The window keeps the spec on screen (``spec``, set when the
+session says it showed one); its first spec is the format's
+(:meth:`~core.patterns.FrameFormat.start_spec`) or the one ``testcard gui`` built.
 """
 
 from __future__ import annotations
@@ -12,43 +15,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from app.window.settings_store import jsonable
-from core.patterns import Spec, get_pattern, make_spec
+from core.patterns import FrameFormat, Spec, get_pattern
 
 
-def framed_spec(frame_settings, name: str, params: dict, levels=None):
-    """``name`` with ``params`` at ``frame_settings``' size and counter (none on the counter
-    pattern itself) and at ``levels`` (None: the pattern's own depth and range); refuses
-    (``ValueError``) what :func:`core.patterns.make_spec` refuses."""
-    w, h = frame_settings.frame_size()
-    counter = frame_settings.counter_setting() if name != "counter" else None
-    kw: dict = dict(width=w, height=h, counter_bits=counter)
-    if levels is not None:
-        kw.update(bit_depth=levels.bit_depth, limited=levels.limited)
-    return make_spec(name, params, **kw)
-
-
-def frame_format_of(frame_settings):
+def frame_format_of(frame_settings) -> FrameFormat | None:
     """``frame_settings`` as a :class:`~core.patterns.FrameFormat` (None while their depth and
     range cannot go together)."""
     try:
         return frame_settings.frame_format()
     except ValueError:
         return None
-
-
-def initial_spec(frame_settings, settings, name: str, log: Callable[[str], None]):
-    """The window's first spec: the stored parameters at the frame's depth, then at the
-    pattern's own, then the defaults so (each refusal logged); a checkerboard if none is taken."""
-    levels = frame_settings.levels()
-    empty: dict = {}
-    for params in (settings.params.get(name, {}), empty):
-        for lv in (levels, None):
-            try:
-                return framed_spec(frame_settings, name, params, lv)
-            except ValueError as exc:
-                log(f"stored settings for {name} not usable ({exc}); using defaults")
-    w, h = frame_settings.frame_size()
-    return make_spec("checkerboard", {}, width=w, height=h)
 
 
 class PatternControl:
@@ -70,12 +46,13 @@ class PatternControl:
         if name == self._spec().pattern:
             return
         self.remember_params()
-        levels = self.frame_settings.levels()
+        fmt = self.frame_settings.frame_format()
+        levels = fmt.levels
         try:
-            spec = framed_spec(self.frame_settings, name, self.settings.params.get(name, {}), levels)
+            spec = fmt.spec(name, self.settings.params.get(name, {}))
         except ValueError:
             try:
-                spec = framed_spec(self.frame_settings, name, {}, levels)
+                spec = fmt.spec(name)
             except ValueError as err:
                 self._notice(f"{name}: {err}")
                 # the defaults resolved (a colour default is "100%", the editor takes code values)
@@ -91,8 +68,7 @@ class PatternControl:
     def apply_edits(self) -> bool:
         """Build a spec from the editors; on a refusal show why and keep the current frame."""
         try:
-            spec = framed_spec(self.frame_settings, self._spec().pattern, self.editor.values(),
-                               self.frame_settings.levels())
+            spec = self.frame_settings.frame_format().spec(self._spec().pattern, self.editor.values())
         except ValueError as exc:
             self.editor.show_error(str(exc))
             self._notice(str(exc), log=False)

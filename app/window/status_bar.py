@@ -73,8 +73,6 @@ class StatusBar(QStatusBar):
         self.st_notice = ElidedLabel()   # the rounding note can be long: it elides, never widens
         self.st_apl = QLabel()
         self.st_signal = QLabel()   # SDR, or PQ/HLG code values and whether the surface is tagged HDR
-        # what a frame's code values mean when its spec says sdr: the session's ``gui --transfer``
-        self.session_transfer = "sdr"
         self.st_play = QLabel()   # preset playback, leftmost: what the meter is reading now
         self.st_play.setStyleSheet("font-weight: bold")
         self.st_play.hide()
@@ -101,7 +99,7 @@ class StatusBar(QStatusBar):
         self.st_pacing.setToolTip(lp.monitor.reason)
         # the frame's codes at the surface's depth, by the one rule: named whenever they change
         self.st_notice.setText(depth_note(s.bit_depth, FORMAT_BITS.get(lp.fmt, s.bit_depth), s.limited))
-        self.show_signal(s.transfer if s.transfer != "sdr" else self.session_transfer, lp.presenter)
+        self.show_signal(s.transfer, lp.presenter)   # the spec's: gui --transfer is in its format
 
     def show_signal(self, transfer: str, window) -> None:
         """Say plainly whether the output signal is tagged HDR (:func:`app.qapp.surface_signal`):
