@@ -13,6 +13,8 @@ acknowledges on the wire only once the app has set that acknowledgement (the pat
 :func:`parse_connection` checks a connection as an operator types it and
 :func:`make_transport` builds its transport (:mod:`~core.remote.connections`);
 :class:`RemoteLog` streams what was shown, and when, as JSON lines (:mod:`~core.remote.log`).
+The TCP protocols' framers are one :class:`Framer` (:mod:`~core.remote.framing`), each
+subclass saying only how its messages end or are sized.
 """
 
 from core.remote import argyll_web, pgenerator, resolve, upgci
@@ -28,6 +30,7 @@ from core.remote.connections import (
     parse_connection,
 )
 from core.remote.discovery import DiscoveryResponder
+from core.remote.framing import Framer
 from core.remote.log import LogResult, RemoteLog, log_line, not_shown_record, shown_record
 from core.remote.patch import (
     FULL_SCREEN,
@@ -52,6 +55,7 @@ __all__ = [
     "DEFAULT_ADDRESSES",
     "DiscoveryResponder",
     "FULL_SCREEN",
+    "Framer",
     "KINDS",
     "LOOPBACK",
     "LogResult",

@@ -29,6 +29,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from core.remote.framing import Framer
 from core.remote.patch import RemoteError, RemotePatch, check_codes, clip_rect, wire_number
 
 DEFAULT_PORT = 85
@@ -53,43 +54,18 @@ class Answer:
     note: str | None = None
 
 
-class PGeneratorFramer:
+class PGeneratorFramer(Framer):
     """Splits a byte stream at 0x02 0x0D: ``feed(data)`` returns the complete requests as text
     or as a :class:`RemoteError` (not ASCII).  A request over 4 KiB sets :attr:`broken` (the
     connection is answered ``ERR`` and closed)."""
 
-    def __init__(self) -> None:
-        self._buf = bytearray()
-        self.broken = False
+    name = "pgenerator"
+    max_bytes = MAX_REQUEST
+    strip = "\r\n"
 
-    @property
-    def pending(self) -> bool:
-        """Part of a request has arrived and its end has not (a slow sender is timed on it)."""
-        return bool(self._buf)
-
-    def feed(self, data: bytes) -> list[str | RemoteError]:
-        if self.broken:
-            return []
-        self._buf += data
-        out: list[str | RemoteError] = []
-        while True:
-            end = self._buf.find(END)
-            if end < 0:
-                if len(self._buf) > MAX_REQUEST:
-                    self.broken = True
-                    self._buf.clear()
-                    out.append(RemoteError(f"pgenerator: a request over {MAX_REQUEST} bytes"))
-                break
-            body = bytes(self._buf[:end])
-            del self._buf[:end + len(END)]
-            if len(body) > MAX_REQUEST:
-                out.append(RemoteError(f"pgenerator: a request over {MAX_REQUEST} bytes"))
-                continue
-            try:
-                out.append(body.decode("ascii").strip("\r\n"))
-            except UnicodeDecodeError:
-                out.append(RemoteError("pgenerator: the request is not ASCII"))
-        return out
+    def cut(self, buf: bytearray) -> tuple[int, int, int] | None:
+        end = buf.find(END)
+        return None if end < 0 else (0, end, end + len(END))
 
 
 def frame_request(text: str) -> bytes:

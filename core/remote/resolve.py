@@ -29,6 +29,7 @@ import time
 from xml.etree import ElementTree as ET
 from xml.parsers import expat
 
+from core.remote.framing import Framer
 from core.remote.patch import (
     FULL_SCREEN,
     MAX_BITS,
@@ -47,7 +48,7 @@ MAX_DEPTH = 8
 _HEADER = struct.Struct(">i")
 
 
-class ResolveFramer:
+class ResolveFramer(Framer):
     """Splits a byte stream into messages: ``feed(data)`` returns the complete messages so far,
     each as text or as a :class:`RemoteError` (bad UTF-8).
 
@@ -56,32 +57,26 @@ class ResolveFramer:
     one message is held, so a sender can make it keep at most 64 KiB + 4 bytes.
     """
 
-    def __init__(self) -> None:
-        self._buf = bytearray()
-        self.broken = False
+    name = "resolve"
+    max_bytes = MAX_MESSAGE
+    overhead = _HEADER.size
 
-    def feed(self, data: bytes) -> list[str | RemoteError]:
-        if self.broken:
-            return []
-        self._buf += data
-        out: list[str | RemoteError] = []
-        while len(self._buf) >= _HEADER.size:
-            (length,) = _HEADER.unpack_from(self._buf)
-            if not 0 < length <= MAX_MESSAGE:
-                self.broken = True
-                self._buf.clear()
-                out.append(RemoteError(f"resolve: message length {length} is outside "
-                                       f"1..{MAX_MESSAGE}; the stream cannot be read on"))
-                break
-            if len(self._buf) < _HEADER.size + length:
-                break
-            body = bytes(self._buf[_HEADER.size:_HEADER.size + length])
-            del self._buf[:_HEADER.size + length]
-            try:
-                out.append(body.decode("utf-8"))
-            except UnicodeDecodeError as e:
-                out.append(RemoteError(f"resolve: the message is not UTF-8 (byte {e.start})"))
-        return out
+    def cut(self, buf: bytearray) -> tuple[int, int, int] | None:
+        if len(buf) < _HEADER.size:
+            return None
+        (length,) = _HEADER.unpack_from(buf)
+        if not 0 < length <= MAX_MESSAGE:
+            raise RemoteError(f"resolve: message length {length} is outside "
+                              f"1..{MAX_MESSAGE}; the stream cannot be read on")
+        if len(buf) < _HEADER.size + length:
+            return None
+        return _HEADER.size, _HEADER.size + length, _HEADER.size + length
+
+    def text(self, body: bytes) -> str | RemoteError:
+        try:
+            return body.decode("utf-8")
+        except UnicodeDecodeError as e:
+            return RemoteError(f"resolve: the message is not UTF-8 (byte {e.start})")
 
 
 def frame_message(xml: str) -> bytes:

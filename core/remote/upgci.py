@@ -35,6 +35,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from core.remote.framing import Framer
 from core.remote.patch import RemoteError, RemotePatch, check_codes, window_rect, wire_number
 
 DEFAULT_PORT = 2100
@@ -70,48 +71,23 @@ class UpgciAnswer:
     note: str | None = None
 
 
-class UpgciFramer:
+class UpgciFramer(Framer):
     """Splits a byte stream into requests between 0x02 and 0x03 (bytes before 0x02 are
     skipped); a request over 1 KiB sets :attr:`broken`."""
 
-    def __init__(self) -> None:
-        self._buf = bytearray()
-        self.broken = False
+    name = "upgci"
+    max_bytes = MAX_REQUEST
 
-    @property
-    def pending(self) -> bool:
-        """Part of a request has arrived and its end has not (a slow sender is timed on it)."""
-        return bool(self._buf)
-
-    def feed(self, data: bytes) -> list[str | RemoteError]:
-        if self.broken:
-            return []
-        self._buf += data
-        out: list[str | RemoteError] = []
-        while True:
-            start = self._buf.find(STX)
-            if start < 0:
-                self._buf.clear()
-                break
-            end = self._buf.find(ETX, start + 1)
-            if end < 0:
-                if len(self._buf) - start > MAX_REQUEST:
-                    self.broken = True
-                    self._buf.clear()
-                    out.append(RemoteError(f"upgci: a request over {MAX_REQUEST} bytes"))
-                else:
-                    del self._buf[:start]
-                break
-            body = bytes(self._buf[start + 1:end])
-            del self._buf[:end + 1]
-            if len(body) > MAX_REQUEST:
-                out.append(RemoteError(f"upgci: a request over {MAX_REQUEST} bytes"))
-                continue
-            try:
-                out.append(body.decode("ascii").strip())
-            except UnicodeDecodeError:
-                out.append(RemoteError("upgci: the request is not ASCII"))
-        return out
+    def cut(self, buf: bytearray) -> tuple[int, int, int] | None:
+        start = buf.find(STX)
+        if start < 0:
+            buf.clear()
+            return None
+        end = buf.find(ETX, start + 1)
+        if end < 0:
+            del buf[:start]
+            return None
+        return start + 1, end, end + 1
 
 
 def frame_request(text: str) -> bytes:
