@@ -86,7 +86,7 @@ class Index:
         self.held = 0                   # holders: while any, lookups never touch the disk
 
 
-MAX_INDEXES = 32                        # files indexed at once; the oldest unheld go first
+INDEX_LIMIT = 32                        # files a registry indexes at once; the oldest unheld go first
 
 
 class Indexes:
@@ -96,7 +96,7 @@ class Indexes:
     the live output passes its one cache instead); a registry is never global.  It keeps at
     most ``limit`` indexes: making another drops the oldest unheld ones, never a held one."""
 
-    def __init__(self, limit: int = MAX_INDEXES):
+    def __init__(self, limit: int = INDEX_LIMIT):
         self.limit = limit
         self._lock = threading.Lock()
         self._indexes: OrderedDict[str, Index] = OrderedDict()
