@@ -3,10 +3,11 @@ output screen, and :meth:`LiveOutput.present` hands core the timing records of t
 
 It drives what the main window already has, through what it offers panels: the output
 (``toggle_fullscreen``, ``output.is_open``), the loop (``loop.set_spec``, ``loop.set_device``,
-``loop.timeline``, ``loop.frame_presented``, ``loop.period_ms``) and ``rechoose_render_path``.
-A candidate's path is put on the loop the way any verdict is: :func:`core.decisions.set_raced`
-names it for the band under test and the loop chooses its path again, so the race measures the
-production loop (its pacing, its uploads, the mirror, the timing dock) and nothing else.  While
+``loop.timeline``, ``loop.frame_presented``, ``loop.period_ms``), ``rechoose_render_path`` and
+the live output's race override (``session.race``, a :class:`core.decisions.RaceOverride`).
+A candidate's path is put on the loop the way any verdict is: the override names it for the
+band under test and the loop chooses its path again, so the race measures the production loop
+(its pacing, its uploads, the mirror, the timing dock) and nothing else.  While
 it races, the loop renders every frame it presents (``loop.set_reuse_static(False)``): a still
 frame is rendered for each present, whole, as an animated one is, never presented again from
 its render cache (which would time no render at all and never switch to a compiled path).  A
@@ -25,7 +26,7 @@ import time
 
 from PySide6.QtCore import QEventLoop, QObject, QThread, QTimer, Signal, Slot
 
-from core.decisions import Band, LiveFrames, LiveOutputLost, band_chain, make_band, set_raced
+from core.decisions import Band, LiveFrames, LiveOutputLost, band_chain, make_band
 
 OPEN_FRAMES = 10          # frames presented after opening, so the surface's format is known
 OPEN_TIMEOUT_S = 10.0
@@ -60,6 +61,7 @@ class LiveOutput(QObject):
         super().__init__(parent)
         self.window = window
         self.loop = window.loop
+        self.race = window.session.race       # where the candidate raced is named for the loop
         self.band: Band | None = None         # the band raced: the loop's display format
         self.device: str | None = None
         self.spec = None                      # the spec shown while racing
@@ -108,7 +110,7 @@ class LiveOutput(QObject):
         self.abort("the live race ended")
         self._end()
         if self.band is not None:
-            set_raced(self.band, self.device, None)
+            self.race.set(self.band, self.device, None)
         r, self._restore = self._restore, None
         if r is None:
             return
@@ -161,7 +163,7 @@ class LiveOutput(QObject):
         if lost:
             req.finish(error=LiveOutputLost(lost))
             return
-        set_raced(self.band, self.device, req.path)
+        self.race.set(self.band, self.device, req.path)
         if self.loop.path != req.path:
             self.window.rechoose_render_path()
         if self.loop.path != req.path:

@@ -31,7 +31,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from app.preview.live_engine import LiveEngine
 from app.preview.present_log import PresentLog, stall_every
 from app.preview.presenter import Presenter
-from core.decisions import DecisionCache
+from core.decisions import DecisionCache, RaceOverride
 from core.engine import RenderedFrame
 from core.timing import TIMER, VSYNC, DeadlineSchedule, Job, PacingMonitor, RenderAhead, Timeline
 
@@ -52,7 +52,7 @@ class FrameLoop(QObject):
 
     def __init__(self, spec, *, device: str = "cpu", frame_limit: int = 0, clock=time.perf_counter,
                  reuse_static: bool = True, render_thread: bool | None = None,
-                 decisions: DecisionCache | None = None, parent=None):
+                 decisions: DecisionCache | None = None, race: RaceOverride | None = None, parent=None):
         super().__init__(parent)
         self.reuse_static = reuse_static
         self.clock = clock
@@ -61,7 +61,7 @@ class FrameLoop(QObject):
         self.frame_limit = frame_limit
         self.timeline = Timeline()
         self.presents = PresentLog(self.timeline, stall_every())   # each present, counted
-        self.live = LiveEngine(decisions)       # the engine and its path decision (from decisions)
+        self.live = LiveEngine(decisions, race)  # the engine and its path decision (race > ... > cache)
         self.last_error: str | None = None
         self.monitor = PacingMonitor(1000.0 / 60.0)
         self.period_ms = 1000.0 / 60.0

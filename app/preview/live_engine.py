@@ -2,17 +2,18 @@
 
 :class:`LiveEngine` holds the :class:`~core.engine.Engine` of the live output and why it has
 the path it has: the decision cache's choice for the spec's band, display format and device
-(:func:`core.decisions.choose_path_for`, looked up in the cache it is given: the session's, held
-in memory), or numpy where the chosen path cannot render the spec here (``path_source``
-"fallback", the reason said).  A new spec keeps the engine (and its
-compiled graphs) while the decision does not change; a new device, display format or reuse of
-static frames builds another.  It only builds: the frame loop starts the new generation of
-frames and says the engine changed.
+(:func:`core.decisions.choose_path_for`, looked up in the cache it is given: the session's,
+held in memory), a live race's candidate before it (named in the race override it is given:
+the session's), or numpy where the chosen path cannot render the spec here (``path_source``
+"fallback", the reason said).  A new spec keeps the engine (and its compiled graphs) while the
+decision does not change; a new device, display format or reuse of static frames builds
+another.  It only builds: the frame loop starts the new generation of frames and says the
+engine changed.
 """
 
 from __future__ import annotations
 
-from core.decisions import DecisionCache, choose_path_for
+from core.decisions import DecisionCache, RaceOverride, choose_path_for
 from core.engine import Engine
 
 
@@ -20,10 +21,11 @@ class LiveEngine:
     """The engine (None until the first :meth:`rebuild`) and its decision: ``path``,
     ``path_source``, ``path_reason``; ``fmt`` the display format it renders, ``rounding_note``
     what the surface's depth costs the frame (empty where it is exact).  ``decisions``: the cache
-    its path is chosen from (None: the default cache file, read at each choice)."""
+    its path is chosen from (None: the default cache file, read at each choice); ``race``: the
+    live race whose candidate outranks it (None: never raced)."""
 
-    def __init__(self, decisions: DecisionCache | None = None) -> None:
-        self.decisions = decisions
+    def __init__(self, decisions: DecisionCache | None = None, race: RaceOverride | None = None) -> None:
+        self.decisions, self.race = decisions, race
         self.engine: Engine | None = None
         self.path = "numpy"
         self.path_source = "default"
@@ -33,7 +35,7 @@ class LiveEngine:
 
     def decide(self, spec, fmt: str, device: str) -> tuple[str, str, str]:
         """(path, source, reason) for ``spec`` in ``fmt`` on ``device``."""
-        d = choose_path_for(spec, fmt, device, cache=self.decisions)
+        d = choose_path_for(spec, fmt, device, cache=self.decisions, race=self.race)
         return d.path, d.source, d.reason
 
     def take(self, spec, fmt: str, *, device: str, reuse_static: bool) -> bool:

@@ -4,9 +4,10 @@
 the platform has it, else raster), the :class:`~app.preview.OutputController` that puts the
 output fullscreen on a screen, the decision cache the loop's path is chosen from (held in
 memory for the session; a verdict saved or imported through it reaches the loop at once), the
-preset player and the preset being stepped.  Its one door is
-:meth:`OutputSession.show`; it reports through signals (notes, keys, the surface's depth, the
-engine, the output opening and closing), never by calling a window's slots.
+race override a live race names its candidates in (:class:`~core.decisions.RaceOverride`: this
+session's loop renders them, no other), the preset player and the preset being stepped.  Its
+one door is :meth:`OutputSession.show`; it reports through signals (notes, keys, the surface's
+depth, the engine, the output opening and closing), never by calling a window's slots.
 
 The kiosk (``testcard show``, ``serve``) is a session and its keys; the main window composes
 one beside its docks.  So what the output can do (stepping a preset, following the surface's
@@ -30,7 +31,7 @@ from app.preview.placement import ScreenIdentity
 from app.preview.playback import PresetPlayer
 from app.preview.presenter import GLPresenter, gl_problem
 from app.preview.raster import RasterPresenter
-from core.decisions import DecisionCache
+from core.decisions import DecisionCache, RaceOverride
 from core.patterns import FrameFormat
 
 
@@ -79,8 +80,9 @@ class OutputSession(QObject):
         if read_decisions:   # before any frame; a window reads it on a worker instead
             self.decisions.refresh()
         self.decisions.hold()     # lookups from memory: a pattern switch never parses the file
+        self.race = RaceOverride()  # a live race's candidate on this loop (app/panels/live_race.py)
         self.loop = FrameLoop(spec, device=device, frame_limit=frame_limit, reuse_static=reuse_static,
-                              decisions=self.decisions, parent=self)
+                              decisions=self.decisions, race=self.race, parent=self)
         self.loop.render_failed.connect(lambda m: self.note.emit(f"render error: {m}"))
         self.loop.engine_changed.connect(self.engine_changed.emit)
         self.output = OutputController(self.make_presenter, self)

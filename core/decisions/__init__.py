@@ -9,7 +9,8 @@ engine's paths candidates (``RaceRequest``), ``schema`` validates decision docum
 them; ``fields`` are its checks), ``cache`` keeps verdicts on disk, ``index`` holds them in
 memory for lookups (one index per file in each ``Indexes`` registry, which its owner passes to
 the caches that share it), ``choose`` picks a path (race > pin > cache, live before render >
-default), ``exchange`` exports and imports decision files.
+default; the race a ``RaceOverride`` its owner passes), ``exchange`` exports and imports
+decision files.
 """
 
 from core.decisions.bands import (
@@ -25,7 +26,7 @@ from core.decisions.bands import (
 )
 from core.decisions.cache import DecisionCache, DecisionCacheWarning, cache_path, record_result
 from core.decisions.candidates import RaceRequest, band_candidates, live_race_band, race_band
-from core.decisions.choose import Decision, choose_path, choose_path_for, parse_pin, raced, set_raced
+from core.decisions.choose import Decision, RaceOverride, choose_path, choose_path_for, parse_pin
 from core.decisions.exchange import (
     export_decisions,
     import_decisions,
@@ -117,6 +118,7 @@ __all__ = [
     "RANKED",
     "RESOLUTIONS",
     "RaceCancelled",
+    "RaceOverride",
     "RaceProgress",
     "RaceRequest",
     "RaceResult",
@@ -160,7 +162,6 @@ __all__ = [
     "race_band",
     "progress_step",
     "race_rows",
-    "raced",
     "ranked",
     "ratio_text",
     "read_decision_file",
@@ -170,7 +171,6 @@ __all__ = [
     "round_figures",
     "run_race",
     "running_rows",
-    "set_raced",
     "split_key",
     "time_left",
     "torch_version",

@@ -4,9 +4,11 @@ one > the default, ``numpy``; a source that cannot run here falls through, with 
 in the :class:`Decision`.
 
 A live race (``testcard measure --form live``, the Measure panel) renders each candidate in the
-live loop by naming it with :func:`set_raced` for the band under test: the loop chooses its path
-again and gets the candidate (source ``race``) until the race names the next one or ends.  It
-is this process's alone, and outranks the pin: the race must render what it measures."""
+live loop by naming it in a :class:`RaceOverride` for the band under test: the owner of the
+live output (its session) makes one and passes it to every choice of the loop's path
+(``race=``), so the loop chooses again and gets the candidate (source ``race``) until the race
+names the next one or ends.  It outranks the pin: the race must render what it measures.  An
+override is its owner's alone: another session, the CLI and the doctor never see it."""
 
 from __future__ import annotations
 
@@ -28,27 +30,37 @@ log = logging.getLogger("testcard.decisions")
 ENV_PIN = "TESTCARD_RENDER_PATH"
 FORM_ORDER = ("live", "render")   # for one band, a verdict raced in the live loop first
 
-_RACED: dict[str, str] = {}       # "fingerprint|band" -> the path a live race renders it with now
-_RACED_LOCK = threading.Lock()
+class RaceOverride:
+    """The path a live race renders each band with now, keyed by device and band: made and held
+    by whoever owns the live output, named by the race, read by :func:`choose_path`
+    (``race=``).  Safe to use from any thread."""
 
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._paths: dict[str, str] = {}   # "fingerprint|band" -> the path raced on it now
 
-def set_raced(band, device: str, path: str | None) -> None:
-    """While a live race runs, every lookup of ``band`` on ``device`` in this process gets
-    ``path`` (source ``race``); ``None`` ends it.  ``ValueError`` for an unknown path."""
-    if path is not None and path not in PATHS:
-        raise ValueError(f"unknown render path {path!r}: expected one of {', '.join(PATHS)}")
-    key = make_key(fingerprint(device), band)
-    with _RACED_LOCK:
-        if path is None:
-            _RACED.pop(key, None)
-        else:
-            _RACED[key] = path
+    def set(self, band, device: str, path: str | None) -> None:
+        """From now on every choice through this override of ``band`` on ``device`` gets
+        ``path`` (source ``race``); ``None`` ends it.  ``ValueError`` for an unknown path."""
+        if path is not None and path not in PATHS:
+            raise ValueError(f"unknown render path {path!r}: expected one of {', '.join(PATHS)}")
+        key = make_key(fingerprint(device), band)
+        with self._lock:
+            if path is None:
+                self._paths.pop(key, None)
+            else:
+                self._paths[key] = path
 
+    def get(self, band, device: str) -> str | None:
+        """The path a live race renders ``band`` with on ``device`` now, if one does."""
+        with self._lock:
+            return self._paths.get(make_key(fingerprint(device), band))
 
-def raced(band, device: str) -> str | None:
-    """The path a live race renders ``band`` with on ``device`` now, if one does."""
-    with _RACED_LOCK:
-        return _RACED.get(make_key(fingerprint(device), band))
+    def racing(self, fp: str, bands: list[str]) -> list[tuple[str, str]]:
+        """``(band, path)`` for each of ``bands`` (canonical names, in their order) raced now on
+        the device of fingerprint ``fp``."""
+        with self._lock:
+            return [(b, self._paths[make_key(fp, b)]) for b in bands if make_key(fp, b) in self._paths]
 
 
 DEFAULT_PATH = "numpy"         # the default wherever it runs (the CPU)
@@ -96,7 +108,7 @@ def _pin_for(items, bands: list[str]) -> tuple[str, str, str] | None:
 @dataclass(frozen=True)
 class Decision:
     path: str                  # the path to render with
-    source: str                # "pin", "cache" or "default"
+    source: str                # "race", "pin", "cache" or "default"
     reason: str                # one sentence: why this path, and what fell through
     device: str
     fingerprint: str
@@ -117,16 +129,19 @@ def _default_problem(path: str, device: str) -> str | None:
 
 def choose_path(band, device: str = "cpu", *, cache: DecisionCache | None = None,
                 env: Mapping[str, str] | None = None,
-                problem: Callable[[str, str], str | None] | None = None) -> Decision:
-    """The render path for ``band`` on ``device``: pin > cache > default (module doc).
+                problem: Callable[[str, str], str | None] | None = None,
+                race: RaceOverride | None = None) -> Decision:
+    """The render path for ``band`` on ``device``: race > pin > cache > default (module doc).
 
     ``band`` is a band (name) or a list of them, most specific first (see
     :func:`core.decisions.bands.band_chain`); ``None`` or ``[]`` consults only global pins.
     ``problem(path, device)`` says why a path cannot run here (default:
-    ``core.engine.path_problem``).  Never raises for a bad pin, a bad cache or its folder
+    ``core.engine.path_problem``).  ``race``: the live race whose candidate outranks the rest
+    (None: no race in progress).  Never raises for a bad pin, a bad cache or its folder
     (corrupt, unreadable, read-only, newer, locked, a folder in its place...): they fall
     through with the reason kept.  ``ValueError`` only for a band or device the caller named
-    wrongly.  Lookups hit the cache's in-memory index (:mod:`core.decisions.index`).
+    wrongly.  Lookups hit the cache's in-memory index (:mod:`core.decisions.index`); with no
+    ``cache``, the default cache file is read afresh.
     """
     problem = problem or _default_problem
     env = os.environ if env is None else env
@@ -154,9 +169,8 @@ def choose_path(band, device: str = "cpu", *, cache: DecisionCache | None = None
         return Decision(path, source, reason, str(device), fp, band_name, tuple(skipped), entry,
                         entry["form"] if entry is not None else None)
 
-    # 0. a live race in progress, in this process
-    with _RACED_LOCK:
-        racing = [(b, _RACED[make_key(fp, b)]) for b in bands if make_key(fp, b) in _RACED]
+    # 0. a live race in progress, in the override the caller passed
+    racing = race.racing(fp, bands) if race is not None else []
     for band_name, path in racing[:1]:
         why = unusable(path)
         if why is None:

@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from app.panels import LiveOutput, MeasurePanel
-from core.decisions import DecisionCache, LiveOutputLost, fingerprint, parse_band, raced
+from core.decisions import DecisionCache, LiveOutputLost, fingerprint, parse_band
 
 pytestmark = pytest.mark.qt
 
@@ -40,7 +40,8 @@ def test_the_output_presents_each_path_and_is_put_back(qtbot, main_window):
     assert band.name == "counter@64x36/rgb8"          # the 8-bit raster surface's format
     assert main_window.output.is_open and loop.spec.pattern == "counter"
     frames = out.present("torch-eager", 12)            # from the GUI thread: a nested loop
-    assert len(frames) == 12 and loop.path == "torch-eager" and raced(band, "cpu") == "torch-eager"
+    assert len(frames) == 12 and loop.path == "torch-eager" and loop.path_source == "race"
+    assert out.race is main_window.session.race and out.race.get(band, "cpu") == "torch-eager"
     assert frames.period_ms == pytest.approx(loop.period_ms) and frames.path[-1] == "torch-eager"
     assert (frames.present_s[1:] > frames.present_s[:-1]).all()
     # from a worker thread, as the panel's race calls it
@@ -49,7 +50,7 @@ def test_the_output_presents_each_path_and_is_put_back(qtbot, main_window):
     assert set(box["value"].path[-3:]) == {"numpy"} and loop.path == "numpy"
     out.close()
     assert (loop.spec, loop.path, main_window.output.is_open) == before
-    assert raced(band, "cpu") is None
+    assert main_window.session.race.get(band, "cpu") is None
 
 
 def test_abort_and_a_closed_output_end_the_waiting(qtbot, main_window):
@@ -115,7 +116,7 @@ def test_cancelling_a_live_race_records_nothing_and_puts_the_output_back(qtbot, 
         panel.start()
     assert "nothing recorded" in cancelled.args[0]
     assert not main_window.output.is_open and panel.live is None
-    assert raced(parse_band(BAND), "cpu") is None
+    assert main_window.session.race.get(parse_band(BAND), "cpu") is None
     assert DecisionCache().load() == {}
 
 

@@ -15,6 +15,7 @@ from core.decisions import (
     SCHEMA,
     DecisionCacheWarning,
     DecisionFileError,
+    RaceOverride,
     RaceSettings,
     choose_path,
     document,
@@ -24,10 +25,8 @@ from core.decisions import (
     live_race,
     make_key,
     parse_document,
-    raced,
     record_result,
     run_race,
-    set_raced,
     split_key,
 )
 from core.decisions.schema import entry_from_result
@@ -91,19 +90,32 @@ def test_a_live_verdict_outranks_a_render_one_for_the_same_band(cache):
 def test_a_race_in_progress_outranks_the_pin_and_the_cache(cache):
     record_result(live_result(), cache)
     env = {"TESTCARD_RENDER_PATH": "numpy"}
-    set_raced(BAND, "cpu", "torch-compiled")
-    try:
-        assert raced(BAND, "cpu") == "torch-compiled"
-        d = choose_path(BAND, cache=cache, env=env, problem=runs_everywhere)
-        assert (d.path, d.source) == ("torch-compiled", "race")
-        assert choose_path("static@1080p/rgb8", cache=cache, env=env,
-                           problem=runs_everywhere).source == "pin"
-        with pytest.raises(ValueError, match="unknown render path"):
-            set_raced(BAND, "cpu", "torch-fast")
-    finally:
-        set_raced(BAND, "cpu", None)
-    assert raced(BAND, "cpu") is None
-    assert choose_path(BAND, cache=cache, env=env, problem=runs_everywhere).source == "pin"
+    race = RaceOverride()
+    race.set(BAND, "cpu", "torch-compiled")
+    assert race.get(BAND, "cpu") == "torch-compiled"
+    d = choose_path(BAND, cache=cache, env=env, problem=runs_everywhere, race=race)
+    assert (d.path, d.source) == ("torch-compiled", "race")
+    assert choose_path(BAND, cache=cache, env=env, problem=runs_everywhere).source == "pin"  # no race
+    assert choose_path("static@1080p/rgb8", cache=cache, env=env, problem=runs_everywhere,
+                       race=race).source == "pin"
+    with pytest.raises(ValueError, match="unknown render path"):
+        race.set(BAND, "cpu", "torch-fast")
+    race.set(BAND, "cpu", None)
+    assert race.get(BAND, "cpu") is None
+    assert choose_path(BAND, cache=cache, env=env, problem=runs_everywhere, race=race).source == "pin"
+
+
+def test_two_overrides_never_see_each_others_race(cache):
+    ours, theirs = RaceOverride(), RaceOverride()
+    ours.set(BAND, "cpu", "torch-eager")
+    theirs.set(BAND, "cpu", "torch-compiled")
+    assert choose_path(BAND, cache=cache, env={}, problem=runs_everywhere, race=ours).path == "torch-eager"
+    assert choose_path(BAND, cache=cache, env={}, problem=runs_everywhere,
+                       race=theirs).path == "torch-compiled"
+    ours.set(BAND, "cpu", None)                     # our race ends: theirs goes on
+    assert ours.get(BAND, "cpu") is None and theirs.get(BAND, "cpu") == "torch-compiled"
+    assert choose_path(BAND, cache=cache, env={}, problem=runs_everywhere, race=ours).source == "default"
+    assert theirs.racing(FP, [BAND, "animated@2160p/rgb10"]) == [(BAND, "torch-compiled")]
 
 
 @pytest.mark.parametrize("mutate,msg", [
