@@ -171,6 +171,22 @@ class OutputSession(QObject):
             self.decisions.release()
         return result
 
+    # ------------------------------------------------------------ the render path
+    def rechoose_path(self) -> bool:
+        """Choose the loop's render path again (a verdict saved or imported a moment ago, a live
+        race's candidate named in :attr:`race`): it takes effect on the next frame.  A note says
+        the new path, or why the path could not change; True when the path changed."""
+        before = self.loop.path
+        try:
+            self.loop.redecide()
+        except ValueError as exc:
+            self.note.emit(f"render path not changed: {exc}")
+            return False
+        if self.loop.path == before:
+            return False
+        self.note.emit(f"render path now {self.loop.path}: {self.loop.path_reason}")
+        return True
+
     # ------------------------------------------------------------ what is shown
     def show(self, spec) -> bool:
         """Show ``spec`` from the next frame; False (and a note) when the loop refuses it."""

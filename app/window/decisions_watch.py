@@ -3,17 +3,22 @@
 :class:`DecisionsWatch` reads the live output's decision cache on a worker once the window is
 up, and again every :attr:`DecisionsWatch.INTERVAL_MS` (a verdict another testcard recorded);
 it says once what is wrong with the file, and chooses the render path again when what the
-cache holds changed.  The loop itself never parses the file (the session holds the cache).
+cache holds changed, through the session's one rule
+(:meth:`~app.preview.OutputSession.rechoose_path`, which says what changed).  The loop itself
+never parses the file (the session holds the cache).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 
 class DecisionsWatch(QObject):
-    """The decision cache ``decisions`` (held by the session) of ``loop``, read with ``worker``
-    (a :class:`~app.workers.TaskRunner`)."""
+    """The decision cache ``decisions`` (held by the session), read with ``worker`` (a
+    :class:`~app.workers.TaskRunner`); ``rechoose()`` chooses the loop's path again (the
+    session's ``rechoose_path``)."""
 
     notice = Signal(str)        # a sentence for the operator (the status bar and the log)
     warning = Signal(str)       # what is wrong with the cache file, once
@@ -21,9 +26,10 @@ class DecisionsWatch(QObject):
 
     INTERVAL_MS = 10_000        # how often the cache is checked
 
-    def __init__(self, decisions, loop, worker, parent=None):
+    def __init__(self, decisions, rechoose: Callable[[], object], worker, parent=None):
         super().__init__(parent)
-        self.decisions, self.loop, self.worker = decisions, loop, worker
+        self.decisions, self.worker = decisions, worker
+        self._rechoose = rechoose
         self.closed = False
         self.timer = QTimer(self)
         self.timer.setInterval(self.INTERVAL_MS)
@@ -52,12 +58,5 @@ class DecisionsWatch(QObject):
     def rechoose(self) -> None:
         """Choose the live output's render path again: a verdict saved or imported a moment
         ago takes effect on the next frame."""
-        before = self.loop.path
-        try:
-            self.loop.redecide()
-        except ValueError as exc:
-            self.notice.emit(f"render path not changed: {exc}")
-            return
-        if self.loop.path != before:
-            self.notice.emit(f"render path now {self.loop.path}: {self.loop.path_reason}")
+        self._rechoose()
         self.path_changed.emit()

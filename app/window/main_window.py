@@ -165,7 +165,8 @@ class MainWindow(PresetActions, FileActions, RemoteActions, QMainWindow):
         self.figures.start()    # a few times a second, right after a present
         self.loop.frame_presented.connect(self._list_devices)
         # the decision cache, read off this thread now and every few seconds after
-        self.decisions_watch = DecisionsWatch(self.decisions, self.loop, self.worker, parent=self)
+        self.decisions_watch = DecisionsWatch(self.decisions, self.session.rechoose_path, self.worker,
+                                              parent=self)
         self.decisions_watch.notice.connect(self._notice)
         self.decisions_watch.warning.connect(lambda note: self.log_dock.add(note, logging.WARNING))
         self.decisions_watch.warning.connect(lambda note: self.statusBar().showMessage(note, 15000))

@@ -38,3 +38,27 @@ def test_one_sessions_race_never_reaches_another_sessions_loop(qtbot, monkeypatc
     finally:
         ours.close()
         theirs.close()
+
+
+def test_rechoosing_the_path_says_the_new_path_or_why_it_stays(qtbot, monkeypatch):
+    pytest.importorskip("torch")
+    monkeypatch.delenv("TESTCARD_RENDER_PATH", raising=False)
+    spec = make_spec("checkerboard", {}, width=64, height=36, bit_depth=8)
+    session = _session(spec)
+    notes = []
+    session.note.connect(notes.append)
+    try:
+        assert session.rechoose_path() is False and notes == []     # nothing changed: silent
+        band = band_chain(spec, "rgb8")[0]
+        session.race.set(band, "cpu", "torch-eager")
+        assert session.rechoose_path() is True and session.loop.path == "torch-eager"
+        assert notes == [f"render path now torch-eager: {session.loop.path_reason}"]
+
+        def refuse():
+            raise ValueError("no such device")
+
+        monkeypatch.setattr(session.loop, "redecide", refuse)
+        assert session.rechoose_path() is False and session.loop.path == "torch-eager"
+        assert notes[-1] == "render path not changed: no such device"
+    finally:
+        session.close()

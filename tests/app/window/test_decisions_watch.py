@@ -28,20 +28,11 @@ class Cache:
         return change
 
 
-class Loop:
-    def __init__(self, paths):
-        self.paths = list(paths)
-        self.path, self.path_reason = "numpy", "default"
-
-    def redecide(self):
-        self.path, self.path_reason = self.paths.pop(0), "the cache's verdict"
-
-
-def watch(qtbot, cache, loop):
+def watch(qtbot, cache):
     from app.window.decisions_watch import DecisionsWatch
 
-    w = DecisionsWatch(cache, loop, Worker())
     said = []
+    w = DecisionsWatch(cache, lambda: said.append(("rechoose",)), Worker())
     w.notice.connect(lambda m: said.append(("notice", m)))
     w.warning.connect(lambda m: said.append(("warning", m)))
     w.path_changed.connect(lambda: said.append(("path",)))
@@ -49,21 +40,20 @@ def watch(qtbot, cache, loop):
 
 
 def test_the_first_read_says_the_notes_and_a_change_rechooses_the_path(qtbot):
-    loop = Loop(["torch-eager"])
-    w, said = watch(qtbot, Cache([False, False, True]), loop)
+    w, said = watch(qtbot, Cache([False, False, True]))
     w.start()
     assert said == [("warning", "decisions.json was moved aside")]    # the first read, unchanged
     w.timer.timeout.emit()
     assert len(said) == 1                                              # unchanged again: silent
     w.timer.timeout.emit()
     assert said[1:] == [("warning", "decisions.json was moved aside"),
-                        ("notice", "render path now torch-eager: the cache's verdict"), ("path",)]
+                        ("rechoose",), ("path",)]      # the session's rule says the new path
     w.stop()
     assert not w.timer.isActive()
 
 
 def test_a_failed_read_is_one_notice_and_nothing_after_stop(qtbot):
-    w, said = watch(qtbot, Cache([OSError("permission denied"), True]), Loop(["torch-eager"]))
+    w, said = watch(qtbot, Cache([OSError("permission denied"), True]))
     w.start()
     assert said == [("notice", "the decision cache was not read: permission denied")]
     w.stop()
