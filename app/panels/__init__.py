@@ -14,9 +14,11 @@ panel may use from the main window: ``current_spec()``, ``loop`` (``loop.engine`
 ``loop.engine_changed``), the ``spec_changed`` signal, ``log(message)``, ``devices`` (the
 render devices of this box), ``live_band()`` (the band the live output renders),
 ``rechoose_render_path()`` (after a verdict changed), ``decisions`` (the live output's decision
-cache: a verdict saved through it reaches the loop at once), ``session.race`` (the live
-output's race override: a live race names its candidate there), ``dialogs`` (file dialogs that
-remember their folders) and ``remote`` (the window's :class:`app.preview.RemoteLink`).
+cache: a verdict saved through it reaches the loop at once), ``session`` (the live output, an
+:class:`app.preview.OutputSession`: what a live race drives, :class:`LiveOutput` receives it and
+never the window), ``output_choice.identity`` (the screen the output goes to), ``dialogs``
+(file dialogs that remember their folders) and ``remote`` (the window's
+:class:`app.preview.RemoteLink`).
 The dock holds the panel in a scroll area, so a panel taller than its dock scrolls.  A panel
 whose construction fails is reported in the log; the app starts without it.
 """

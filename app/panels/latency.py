@@ -324,6 +324,7 @@ def write_latency_report(path, report: dict) -> Path:
 
 
 def create_panel(main_window=None) -> LatencyPanel:
-    """The panel for the main window's dock: it measures against the window's frame loop."""
-    return LatencyPanel(main_window.loop, lambda: show_robust_counter(main_window),
+    """The panel for the main window's dock: it measures against the frame loop of the window's
+    output session."""
+    return LatencyPanel(main_window.session.loop, lambda: show_robust_counter(main_window),
                         dialogs=main_window.dialogs)

@@ -1,13 +1,15 @@
-"""The live race's Qt side: the main window's own live loop presents each candidate on the
+"""The live race's Qt side: a live output session's own loop presents each candidate on the
 output screen, and :meth:`LiveOutput.present` hands core the timing records of the frames.
 
-It drives what the main window already has, through what it offers panels: the output
-(``toggle_fullscreen``, ``output.is_open``), the loop (``loop.set_spec``, ``loop.set_device``,
-``loop.timeline``, ``loop.frame_presented``, ``loop.period_ms``), ``rechoose_render_path`` and
-the live output's race override (``session.race``, a :class:`core.decisions.RaceOverride`).
-A candidate's path is put on the loop the way any verdict is: the override names it for the
-band under test and the loop chooses its path again, so the race measures the production loop
-(its pacing, its uploads, the mirror, the timing dock) and nothing else.  While
+It drives an :class:`~app.preview.OutputSession` (the main window's, or one ``testcard measure
+--form live`` builds alone), never a window: the output (``open_output``, ``close_output``,
+``is_open``), the loop (``loop.set_spec``, ``loop.set_device``, ``loop.timeline``,
+``loop.frame_presented``, ``loop.period_ms``), ``rechoose_path``, the ``note`` signal and the
+session's race override (``race``, a :class:`core.decisions.RaceOverride`).  Which screen the
+output opens on is the caller's (``screen``).  A candidate's path is put on the loop the way
+any verdict is: the override names it for the band under test and the session chooses its path
+again, so the race measures the production loop (its pacing, its uploads, the mirror, the
+timing dock) and nothing else.  While
 it races, the loop renders every frame it presents (``loop.set_reuse_static(False)``): a still
 frame is rendered for each present, whole, as an animated one is, never presented again from
 its render cache (which would time no render at all and never switch to a compiled path).  A
@@ -16,17 +18,20 @@ paused output is refused, and pausing it ends the race.
 :meth:`LiveOutput.present` may be called from the race's worker thread (the Measure panel) or
 from the GUI thread itself (``testcard measure --form live``): the GUI thread does the
 presenting either way, the caller waits for the frames.  :meth:`open` and :meth:`close` run on
-the GUI thread; :meth:`close` puts back the pattern, device and output as they were.
+the GUI thread; :meth:`close` puts back the pattern (the one on the loop when the race began, or
+the last the session showed since), device and output as they were.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from PySide6.QtCore import QEventLoop, QObject, QThread, QTimer, Signal, Slot
 
-from core.decisions import Band, LiveFrames, LiveOutputLost, band_chain, make_band
+from core.decisions import Band, LiveFrames, LiveOutputLost, RaceOverride, band_chain, make_band
 
 OPEN_FRAMES = 10          # frames presented after opening, so the surface's format is known
 OPEN_TIMEOUT_S = 10.0
@@ -52,16 +57,38 @@ class _Request:
                 self.wake()
 
 
+class RaceSession(Protocol):
+    """What a live race drives: an :class:`app.preview.OutputSession` (a sibling package, so
+    named here by what is used, not imported)."""
+
+    loop: Any                   # the session's FrameLoop
+    race: RaceOverride
+    note: Any                   # Signal(str): a sentence for the operator
+    spec_shown: Any             # Signal(object): the session showed this spec
+
+    @property
+    def is_open(self) -> bool: ...
+
+    def open_output(self, wanted: Any = None) -> None: ...
+
+    def close_output(self) -> None: ...
+
+    def rechoose_path(self) -> bool: ...
+
+
 class LiveOutput(QObject):
-    """Presents a band on the main window's live output, one render path at a time."""
+    """Presents a band on ``session``'s live output, one render path at a time; ``screen()``
+    is the :class:`~app.preview.ScreenIdentity` an output the race opens goes to (None, or a
+    ``screen`` of None: the primary)."""
 
     _asked = Signal(object)        # a _Request, queued to the GUI thread
 
-    def __init__(self, window, parent=None):
+    def __init__(self, session: RaceSession, *, screen: Callable[[], Any] | None = None, parent=None):
         super().__init__(parent)
-        self.window = window
-        self.loop = window.loop
-        self.race = window.session.race       # where the candidate raced is named for the loop
+        self.session = session
+        self.screen = screen
+        self.loop = session.loop
+        self.race = session.race              # where the candidate raced is named for the loop
         self.band: Band | None = None         # the band raced: the loop's display format
         self.device: str | None = None
         self.spec = None                      # the spec shown while racing
@@ -71,6 +98,7 @@ class LiveOutput(QObject):
         self._lock = threading.Lock()
         self._aborted: str | None = None
         self._asked.connect(self._begin)
+        session.spec_shown.connect(self._on_spec_shown)
         self._watchdog = QTimer(self)
         self._watchdog.setInterval(500)
         self._watchdog.timeout.connect(self._check_stall)
@@ -81,20 +109,20 @@ class LiveOutput(QObject):
         the band as the loop renders it: in the output surface's display format.  The pattern on
         screen races when the band covers it, else the band's own frame is shown.  ``ValueError``
         with one sentence when it cannot be shown."""
-        loop, win = self.loop, self.window
+        loop, session = self.loop, self.session
         if loop.paused:
             raise ValueError("the live output is paused: resume it to race (a paused frame is "
                              "presented again, not rendered)")
-        self._restore = {"device": loop.device, "opened": not win.output.is_open,
-                         "reuse_static": loop.reuse_static}
+        self._restore = {"device": loop.device, "opened": not session.is_open,
+                         "reuse_static": loop.reuse_static, "spec": loop.spec}
         self._aborted = None
         loop.set_reuse_static(False)    # every candidate renders each frame it is timed on
         if loop.device != device:
             loop.set_device(device)
         if self._restore["opened"]:
-            win.toggle_fullscreen(True)
+            session.open_output(self.screen() if self.screen is not None else None)
         self._wait_frames(OPEN_FRAMES, OPEN_TIMEOUT_S)   # the surface, and so its format, is known
-        if not win.output.is_open:
+        if not session.is_open:
             raise ValueError("the output window did not open")
         raced = make_band(band.family, (band.width, band.height), loop.fmt)
         if raced not in band_chain(loop.spec, loop.fmt):
@@ -109,23 +137,28 @@ class LiveOutput(QObject):
         self._watchdog.stop()
         self.abort("the live race ended")
         self._end()
-        if self.band is not None:
+        if self.band is not None and self.device is not None:
             self.race.set(self.band, self.device, None)
         r, self._restore = self._restore, None
         if r is None:
             return
-        loop, win = self.loop, self.window
+        loop, session = self.loop, self.session
         try:
-            if loop.spec != win.current_spec():
-                loop.set_spec(win.current_spec())
+            if loop.spec != r["spec"]:
+                loop.set_spec(r["spec"])
             if loop.device != r["device"]:
                 loop.set_device(r["device"])
             loop.set_reuse_static(r["reuse_static"])
-        except ValueError as exc:   # what the window showed before cannot come back: say so
-            win.log(f"after the live race: {exc}")
-        if r["opened"] and win.output.is_open:
-            win.toggle_fullscreen(False)
-        win.rechoose_render_path()
+        except ValueError as exc:   # what the output showed before cannot come back: say so
+            session.note.emit(f"after the live race: {exc}")
+        if r["opened"] and session.is_open:
+            session.close_output()
+        session.rechoose_path()
+
+    def _on_spec_shown(self, spec) -> None:
+        # the session showed a spec while racing (which ends the race): that one comes back
+        if self._restore is not None:
+            self._restore["spec"] = spec
 
     def abort(self, why: str = "the live race was cancelled") -> None:
         """Fail the frames being waited for now, and any asked for later (any thread): a caller
@@ -160,12 +193,12 @@ class LiveOutput(QObject):
             req.finish(error=LiveOutputLost(self._aborted))
             return
         lost = self._lost()
-        if lost:
-            req.finish(error=LiveOutputLost(lost))
+        if lost or self.device is None:
+            req.finish(error=LiveOutputLost(lost or "no band is open on the live output"))
             return
         self.race.set(self.band, self.device, req.path)
         if self.loop.path != req.path:
-            self.window.rechoose_render_path()
+            self.session.rechoose_path()
         if self.loop.path != req.path:
             req.finish(error=RuntimeError(f"the live loop did not take {req.path}: "
                                           f"{self.loop.path_reason}"))
@@ -205,7 +238,7 @@ class LiveOutput(QObject):
             self._end(error=LiveOutputLost(f"the live output presented no frame for {STALL_S:.0f} s"))
 
     def _lost(self) -> str | None:
-        if not self.window.output.is_open:
+        if not self.session.is_open:
             return "the output window was closed during the live race"
         if self.loop.spec != self.spec:
             return "the pattern on the live output changed during the race"

@@ -393,9 +393,12 @@ def create_panel(main_window=None) -> MeasurePanel:
     imported verdict makes the window choose the live output's render path again at once."""
     if main_window is None:
         return MeasurePanel()
+    # the live race gets the window's output session and its output screen, not the window
+    session, screen = main_window.session, main_window.output_choice.identity
     panel = MeasurePanel(devices=main_window.devices, device=main_window.loop.device,
                          live_band=main_window.live_band(), dialogs=main_window.dialogs,
-                         live_output=lambda: LiveOutput(main_window), decisions=main_window.decisions)
+                         live_output=lambda: LiveOutput(session, screen=screen),
+                         decisions=main_window.decisions)
     panel.live_source = lambda: (main_window.live_band(), main_window.loop.path)
     panel.refresh_live()
     main_window.loop.engine_changed.connect(panel.refresh_live)  # a bound slot: gone with the panel

@@ -35,7 +35,7 @@ def _in_thread(fn):
 def test_the_output_presents_each_path_and_is_put_back(qtbot, main_window):
     loop = main_window.loop
     before = (loop.spec, loop.path, main_window.output.is_open)
-    out = LiveOutput(main_window)
+    out = LiveOutput(main_window.session, screen=main_window.output_choice.identity)
     band = out.open(parse_band("counter@64x36/rgb10"), "cpu")
     assert band.name == "counter@64x36/rgb8"          # the 8-bit raster surface's format
     assert main_window.output.is_open and loop.spec.pattern == "counter"
@@ -54,7 +54,7 @@ def test_the_output_presents_each_path_and_is_put_back(qtbot, main_window):
 
 
 def test_abort_and_a_closed_output_end_the_waiting(qtbot, main_window):
-    out = LiveOutput(main_window)
+    out = LiveOutput(main_window.session, screen=main_window.output_choice.identity)
     out.open(parse_band(BAND), "cpu")
     main_window.loop.stop()                 # nothing presents: the worker would wait for ever
     t, box = _in_thread(lambda: out.present("numpy", 5))
@@ -65,7 +65,7 @@ def test_abort_and_a_closed_output_end_the_waiting(qtbot, main_window):
     main_window.loop.start()
     out.close()
 
-    out = LiveOutput(main_window)
+    out = LiveOutput(main_window.session, screen=main_window.output_choice.identity)
     out.open(parse_band(BAND), "cpu")
     main_window.leave_fullscreen()          # Esc on the output
     with pytest.raises(LiveOutputLost, match="the output window was closed"):
