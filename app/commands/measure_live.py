@@ -1,8 +1,9 @@
 """``testcard measure --form live``: the race inside the real presenter.
 
-The main window is built as ``testcard bench preview`` builds it (its live loop, its timing
-dock, its output window); each band is shown fullscreen on the chosen screen and every
-candidate is presented in turn by that loop (:class:`app.panels.LiveOutput`), while the race
+An output session is built as the main window and the kiosk build theirs
+(:class:`app.preview.OutputSession`: the live loop, the output window, the decision cache and the
+race override), with no window around it; each band is shown fullscreen on the chosen screen and
+every candidate is presented in turn by that loop (:class:`app.panels.LiveOutput`), while the race
 (:func:`core.decisions.live_race_band`) runs on the one worker
 (:class:`app.workers.GeneratorWorker`, as the Measure panel runs it) and the GUI thread presents.
 Qt is imported only here, and only when a live race runs.
@@ -86,9 +87,7 @@ def run_live(args, plans, settings, paths, on_band, on_progress, on_result) -> N
 
     app = ensure_qapplication()
     from app.panels import LiveOutput
-    from app.preview import screen_records
-    from app.settings import Settings
-    from app.window import MainWindow
+    from app.preview import OutputSession, screen_records
     from app.workers import GeneratorWorker
     from core.decisions import RaceRequest
 
@@ -96,13 +95,11 @@ def run_live(args, plans, settings, paths, on_band, on_progress, on_result) -> N
     if args.screen is not None and not 0 <= args.screen < len(screens):
         listed = "; ".join(f"{s.index}: {s.name} {s.width}x{s.height}" for s in screens)
         raise ValueError(f"--screen {args.screen}: this box has {len(screens)} screen(s) ({listed})")
+    wanted = screens[args.screen].identity if args.screen is not None else None
     # a still band renders every frame while it races: LiveOutput.open sees to that
-    win = MainWindow(spec=plans[0][0].spec(), settings=Settings(device=args.device), persist=False)
-    if args.screen is not None:
-        win.choose_output_screen(screens[args.screen])
-    win.resize(1280, 720)
-    win.show()
-    out = LiveOutput(win)
+    session = OutputSession(plans[0][0].spec(), device=args.device, read_decisions=True)
+    session.start(fullscreen=False)      # the loop runs; each band opens the output
+    out = LiveOutput(session, screen=lambda: wanted)
     cancelled = threading.Event()
     racing: list[GeneratorWorker] = []   # the band's worker while it races
 
@@ -117,11 +114,12 @@ def run_live(args, plans, settings, paths, on_band, on_progress, on_result) -> N
         for band, _runnable, _unavailable in plans:
             try:
                 raced = out.open(band, args.device)
-                shown = win.output.window
-                place = win.output.placement
+                shown, place, loop = session.output.window, session.output.placement, session.loop
+                if shown is None:            # open() saw it open: closed since, by the window system
+                    raise ValueError("the output window was closed as the live race began")
                 setup = {"screen": place.screen.title if place is not None else "?",
-                         "refresh_hz": round(1000.0 / win.loop.period_ms, 3), "presenter": shown.kind,
-                         "surface_bits": shown.surface_bits, "pacing": win.loop.mode}
+                         "refresh_hz": round(1000.0 / loop.period_ms, 3), "presenter": shown.kind,
+                         "surface_bits": shown.surface_bits, "pacing": loop.mode}
                 on_band(band, raced, setup)
                 request = RaceRequest(raced, args.device, tuple(paths or ()), settings, form="live",
                                       present=out.present)
@@ -140,5 +138,5 @@ def run_live(args, plans, settings, paths, on_band, on_progress, on_result) -> N
             on_result(result)
     finally:
         signal.signal(signal.SIGINT, old)
-        win.close()
+        session.close()
         app.processEvents()

@@ -134,6 +134,42 @@ def test_a_race_that_fails_raises_its_own_error(qapp):
 
 
 @pytest.mark.qt
+def test_a_live_race_races_on_an_output_session_and_builds_no_main_window(qapp, monkeypatch, capsys):
+    # the offscreen platform's raster output stands in for a display: what is checked is what
+    # the race is built on, not the figures
+    import app.commands.measure_live as measure_live
+    from app.panels import LiveOutput
+    from app.window import MainWindow
+
+    built, opened = [], []
+
+    def no_window(self, *args, **kwargs):
+        built.append(args)
+        raise AssertionError("measure --form live built a MainWindow")
+
+    real_open = LiveOutput.open
+
+    def open_(self, band, device):
+        raced = real_open(self, band, device)
+        opened.append((type(self.session).__name__, self.session.is_open,
+                       [type(w).__name__ for w in qapp.topLevelWidgets() if w.isVisible()]))
+        return raced
+
+    monkeypatch.setattr(measure_live, "live_display_problem", lambda: None)
+    monkeypatch.setattr(MainWindow, "__init__", no_window)
+    monkeypatch.setattr(LiveOutput, "open", open_)
+    monkeypatch.setenv("TESTCARD_PRESENTER", "raster")
+    assert main(["measure", "--band", "animated@64x36/rgb8", "--candidates", "numpy", "--rounds", "2",
+                 "--frames", "3", "--warmup", "1", "--form", "live", "--json", "--no-record"]) == 0
+    (data,) = json.loads(capsys.readouterr().out)
+    assert data["form"] == "live" and data["candidates"]["numpy"]["status"] == "ok"
+    assert built == []
+    ((session, is_open, shown),) = opened
+    assert session == "OutputSession" and is_open and "MainWindow" not in shown
+    assert not [w for w in qapp.topLevelWidgets() if w.isVisible()]    # the session closed its output
+
+
+@pytest.mark.qt
 @pytest.mark.xvfb
 def test_a_live_race_under_xvfb_is_recorded_as_live_and_outranks_the_render_one(tmp_path, capsys):
     with xvfb_server("640x480", "640x480") as display:
