@@ -29,7 +29,7 @@ from PySide6.QtGui import QColorSpace, QGuiApplication, QIcon, QPixmap, QSurface
 from PySide6.QtWidgets import QApplication, QWidget
 
 from app.display_check import display_refusal
-from app.qt_compat import guard_singleton_refcounts
+from app.qt_compat import collect_on_gui_thread, guard_singleton_refcounts
 from resources import APP_ID, ICON_SIZES
 
 APP_NAME = "testcard"
@@ -188,6 +188,7 @@ def ensure_qapplication(argv: list[str] | None = None, transfer: str = "sdr") ->
         request_surface_format(transfer=transfer)
         present_without_idle_delay()
         app = QApplication(argv if argv is not None else sys.argv[:1])
+    collect_on_gui_thread()          # never a QObject freed by a worker thread's collection
     app.setApplicationName(APP_NAME)
     app.setDesktopFileName(APP_ID)   # matches the .desktop entry
     set_icon(app)

@@ -13,12 +13,22 @@ and, only when it is present, raises the reference counts of ``None``,
 ``True`` and ``False`` by 2**48 -- what CPython 3.12 does to make them
 immortal -- which outlasts any run.  It imports Qt, so only the GUI, its
 benchmark and the widget tests call it.
+
+Garbage collected on a worker thread can deadlock the app: when the collector, run by an
+allocation on the compile or render thread, frees a wrapped QObject (a closed window's menus),
+the binding's destructor holds a Qt mutex and waits for the GIL while the GUI thread, holding
+the GIL, waits for that mutex in its own deletion.  :func:`collect_on_gui_thread` turns the
+automatic collector off once a QApplication exists and collects on the GUI thread instead, on
+a timer and at the same thresholds (the full collection at most every
+:data:`FULL_EVERY_S`, as rarely as the automatic one makes it).
 """
 
 from __future__ import annotations
 
 import ctypes
+import gc
 import sys
+import time
 
 BOOST = 1 << 48
 SINGLETONS = (None, True, False)
@@ -62,3 +72,68 @@ def guard_singleton_refcounts() -> bool:
         _refcnt(v).value += BOOST
     _guarded = True
     return True
+
+
+FULL_EVERY_S = 10.0     # a full collection costs the GUI thread ~15 ms: not more often than this
+CHECK_EVERY_MS = 250
+
+
+class GuiThreadCollector:
+    """Python's generational collector, run from the GUI thread: :meth:`check` collects the
+    generations whose thresholds were passed, as the automatic collector would."""
+
+    def __init__(self, clock=time.monotonic):
+        self.clock = clock
+        self.threshold = gc.get_threshold()
+        self.last_full = clock()
+        self.collections = [0, 0, 0]
+        self.timer = None
+
+    def check(self) -> int | None:
+        """Collect what is due (the oldest generation due and those younger); the generation
+        collected, or None."""
+        counts, t = gc.get_count(), self.threshold
+        if counts[0] <= t[0]:
+            return None
+        generation = 0
+        if counts[1] > t[1]:
+            generation = 1
+            if counts[2] > t[2] and self.clock() - self.last_full >= FULL_EVERY_S:
+                generation = 2
+        gc.collect(generation)
+        if generation == 2:
+            self.last_full = self.clock()
+        self.collections[generation] += 1
+        return generation
+
+
+_collector: GuiThreadCollector | None = None
+
+
+def collect_on_gui_thread() -> GuiThreadCollector | None:
+    """Collect garbage on the GUI thread only, from now on (once a QCoreApplication exists;
+    None before).  Idempotent; the automatic collector stays off for the process."""
+    global _collector
+    import threading
+
+    from PySide6.QtCore import QCoreApplication, QTimer
+
+    app = QCoreApplication.instance()
+    if app is None:
+        return None
+    if _collector is None:
+        if threading.current_thread() is not threading.main_thread():
+            raise RuntimeError("collect_on_gui_thread must be called on the GUI thread")
+        _collector = GuiThreadCollector()
+        timer = QTimer(app)
+        timer.setObjectName("testcard-gc")
+        timer.timeout.connect(_collector.check)
+        timer.start(CHECK_EVERY_MS)
+        _collector.timer = timer
+    gc.disable()
+    return _collector
+
+
+def collector() -> GuiThreadCollector | None:
+    """The GUI thread's collector, where :func:`collect_on_gui_thread` made one."""
+    return _collector

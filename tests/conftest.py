@@ -5,6 +5,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import importlib.util  # noqa: E402
 import re  # noqa: E402
+import sys  # noqa: E402
 
 import av  # noqa: E402, F401  -- on the main thread first: a capture thread's first import can hang
 import numpy as np  # noqa: E402
@@ -74,6 +75,23 @@ def to_np():
     from core.xp import to_numpy
 
     return lambda a: np.asarray(to_numpy(a))
+
+
+@pytest.fixture(autouse=True)
+def _garbage_on_the_gui_thread(request):
+    """Qt tests collect garbage on the GUI (main) thread only, as the app does
+    (:func:`app.qt_compat.collect_on_gui_thread`): a collection run by a worker thread's
+    allocation can deadlock freeing a wrapped QObject.  After each test what is due is collected
+    here, on the main thread."""
+    if "qtbot" in request.fixturenames or "qapp" in request.fixturenames:
+        from app.qt_compat import collect_on_gui_thread
+
+        collect_on_gui_thread()
+    yield
+    qt = sys.modules.get("app.qt_compat")
+    collector = qt.collector() if qt is not None else None
+    if collector is not None:
+        collector.check()
 
 
 @pytest.fixture(autouse=True)

@@ -41,3 +41,61 @@ def test_guard_is_idempotent_and_leaves_counts_sane():
     first = guard_singleton_refcounts()
     assert guard_singleton_refcounts() == first
     assert sys.getrefcount(None) > 1000 and sys.getrefcount(True) > 1000
+
+
+# ------------------------------------------------------------ garbage on the GUI thread
+def test_with_a_qapplication_garbage_is_collected_on_the_gui_thread_only(qtbot):
+    import gc
+    import threading
+    import weakref
+
+    from PySide6.QtWidgets import QMenu, QWidget
+
+    from app import qt_compat
+
+    c = qt_compat.collect_on_gui_thread()
+    assert c is not None and c is qt_compat.collector() and not gc.isenabled()
+    assert c.timer.isActive() and c.timer.interval() == qt_compat.CHECK_EVERY_MS
+    widget = QWidget()
+    QMenu(widget).addAction("a window's menu")
+    widget.cycle = widget                 # garbage only a collection frees
+    gone = weakref.ref(widget)
+    del widget
+
+    def churn():                          # a worker thread allocating as a compile does
+        junk = []
+        for _ in range(50_000):
+            pair = [None]
+            pair[0] = pair
+            junk.append(pair)
+            if len(junk) > 1000:
+                junk.clear()
+
+    t = threading.Thread(target=churn)
+    t.start()
+    t.join()
+    assert gone() is not None             # the worker's allocations collected nothing
+    qtbot.waitUntil(lambda: gone() is None, timeout=5000)   # the GUI thread's timer did
+    assert sum(c.collections) > 0
+
+
+def test_the_collector_collects_what_is_due_and_a_full_collection_at_most_every_period(monkeypatch):
+    from app import qt_compat
+
+    now = [100.0]
+    c = qt_compat.GuiThreadCollector(clock=lambda: now[0])
+    done = []
+    monkeypatch.setattr(qt_compat.gc, "collect", lambda g: done.append(g) or 0)
+    t0, t1, t2 = c.threshold
+    counts = {"v": (t0, 0, 0)}
+    monkeypatch.setattr(qt_compat.gc, "get_count", lambda: counts["v"])
+    assert c.check() is None and done == []                  # under the first threshold
+    counts["v"] = (t0 + 1, 0, 0)
+    assert c.check() == 0
+    counts["v"] = (t0 + 1, t1 + 1, 0)
+    assert c.check() == 1
+    counts["v"] = (t0 + 1, t1 + 1, t2 + 1)
+    assert c.check() == 1                                    # a full one was made a moment ago
+    now[0] += qt_compat.FULL_EVERY_S
+    assert c.check() == 2 and c.check() == 1                 # then once, then not again so soon
+    assert done == [0, 1, 1, 2, 1] and c.collections == [1, 3, 1]
