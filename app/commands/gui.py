@@ -89,6 +89,7 @@ class GuiStart:
     frames: int = 0
     metrics: tuple[str, int] | None = None   # --metrics: where to serve them
     notes: tuple[str, ...] = ()    # stored parameters that were refused (the defaults shown instead)
+    stored: dict | None = None     # the remembered parameters ``spec`` starts from (None: typed)
 
     @property
     def transfer(self) -> str:
@@ -101,10 +102,17 @@ class GuiStart:
 
     def at_size(self, size: tuple[int, int]) -> GuiStart:
         """This start on an output of ``size`` (the screen's, known once Qt lists the screens):
-        the same spec at that size; ``ValueError`` (one sentence) where it does not fit there."""
+        a spec from remembered parameters built again at that size (refused ones become the
+        defaults, with their notes: judged at the real size, not the placeholder's); a typed
+        one the same at that size, ``ValueError`` (one sentence) where it does not fit there."""
         fmt = self.frame_format(size)
         if fmt == self.format:
             return self
+        if self.spec is not None and self.stored is not None:
+            notes: list[str] = []
+            stored = self.stored if self.spec.pattern == self.settings.pattern else {}
+            spec = fmt.start_spec(self.spec.pattern, stored, notes.append, checkerboard=False)
+            return replace(self, format=fmt, spec=spec, notes=tuple(notes))
         spec = None if self.spec is None else self.spec.replace(width=fmt.width, height=fmt.height)
         return replace(self, format=fmt, spec=spec)
 
@@ -146,7 +154,7 @@ def plan_start(args, settings: Settings, presets=None) -> GuiStart:
     if args.banner is not None:
         s.output_banner = args.banner
     fmt = settings_format(s, args.transfer)
-    preset, spec = None, None
+    preset, spec, stored = None, None, None
     notes: list[str] = []
     if args.preset:
         from core.paths import presets_dir
@@ -171,9 +179,10 @@ def plan_start(args, settings: Settings, presets=None) -> GuiStart:
             spec = typed
             s.params[pattern] = spec.to_dict()["params"]
         else:
-            spec = fmt.start_spec(pattern, s.params.get(pattern, {}), notes.append)
+            stored = dict(s.params.get(pattern, {}))
+            spec = fmt.start_spec(pattern, stored, notes.append)
     return GuiStart(s, fmt, spec, preset.name if preset else None, bool(args.play), args.screen,
-                    bool(args.fullscreen), args.frames, metrics_address(args), tuple(notes))
+                    bool(args.fullscreen), args.frames, metrics_address(args), tuple(notes), stored)
 
 
 def settings_format(s: Settings, transfer: str | None = None) -> FrameFormat:

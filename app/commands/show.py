@@ -82,7 +82,9 @@ def run_show(start: GuiStart, *, timeline: str | None = None, argv=None) -> int:
     s = start.settings
     remembered = ScreenIdentity.from_settings(s.output_screen_id, s.output_screen)
     identity, record = output_target(start.screen, remembered)
-    size = tuple(s.size) if s.size else record.native_size
+    w, h = s.size if s.size else record.native_size
+    size = (int(w), int(h))
+    start = start.at_size(size)     # remembered parameters judged at this output's size
     spec, preset, _entry_specs = frame_specs(start, size)
     for note in start.notes:    # stored parameters refused: the defaults are shown
         print(f"testcard: settings: {one_line(note)}", file=sys.stderr)

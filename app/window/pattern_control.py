@@ -49,10 +49,10 @@ class PatternControl:
         fmt = self.frame_settings.frame_format()
         levels = fmt.levels
         try:
-            spec = fmt.spec(name, self.settings.params.get(name, {}))
+            spec = fmt.chosen_spec(name, self.settings.params.get(name, {}))
         except ValueError:
             try:
-                spec = fmt.spec(name)
+                spec = fmt.chosen_spec(name)
             except ValueError as err:
                 self._notice(f"{name}: {err}")
                 # the defaults resolved (a colour default is "100%", the editor takes code values)
@@ -68,7 +68,8 @@ class PatternControl:
     def apply_edits(self) -> bool:
         """Build a spec from the editors; on a refusal show why and keep the current frame."""
         try:
-            spec = self.frame_settings.frame_format().spec(self._spec().pattern, self.editor.values())
+            spec = self.frame_settings.frame_format().chosen_spec(self._spec().pattern,
+                                                                 self.editor.values())
         except ValueError as exc:
             self.editor.show_error(str(exc))
             self._notice(str(exc), log=False)

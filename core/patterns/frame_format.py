@@ -94,15 +94,37 @@ class FrameFormat:
                          bit_depth=self.bit_depth, limited=self.limited,
                          counter_bits=self.overlay_for(pattern, counter_bits), transfer=transfer, **extra)
 
+    def transfer_for(self, pattern: str, params: Mapping[str, Any] | None = None) -> str | None:
+        """The transfer ``pattern`` is built at when the operator picks it in this output: the
+        format's, except for a pattern drawn per transfer (hdr_bars) whose own ``transfer``
+        parameter is in ``params`` or that cannot take the format's: then its own (None)."""
+        own = next((p for p in get_pattern(pattern).params if p.name == "transfer"), None)
+        if own is None or self.transfer is None:
+            return self.transfer
+        if params and "transfer" in params:
+            return None
+        return self.transfer if self.transfer in own.choices else None
+
+    def chosen_spec(self, pattern: str, params: Mapping[str, Any] | None = None) -> Spec:
+        """``pattern`` as the operator picks or edits it in this output (:meth:`spec` at
+        :meth:`transfer_for`): a typed ``--transfer`` carries to every pattern that can take
+        it and never locks out one that draws its own."""
+        return self.spec(pattern, params, transfer=self.transfer_for(pattern, params))
+
     def start_spec(self, pattern: str, stored: Mapping[str, Any] | None,
-                   log: Callable[[str], None] = lambda _note: None) -> Spec:
+                   log: Callable[[str], None] = lambda _note: None, *,
+                   checkerboard: bool = True) -> Spec:
         """The first frame of an output: ``pattern`` with its ``stored`` parameters; where this
-        format refuses them, its defaults; where it refuses those too, a checkerboard.  Each
-        refusal is one sentence given to ``log`` (the window's log, the kiosk's stderr)."""
+        format refuses them, its defaults; where it refuses those too, a checkerboard (with
+        ``checkerboard=False``: the defaults' ``ValueError``, the pattern or format having been
+        typed).  Each refusal is one sentence given to ``log`` (the window's log, the kiosk's
+        stderr)."""
         for params in _distinct(stored or {}, {}):
             try:
-                return self.spec(pattern, params)
+                return self.chosen_spec(pattern, params)
             except ValueError as exc:
+                if not params and not checkerboard:
+                    raise
                 instead = "using defaults" if params else "showing a checkerboard"
                 log(f"stored settings for {pattern} not usable ({exc}); {instead}")
         try:

@@ -90,3 +90,30 @@ def test_a_spec_the_screens_size_refuses_is_one_line_before_any_window(monkeypat
     err = capsys.readouterr().err
     assert err == "testcard: error: a 16-bit counter does not fit a 16x9 frame (cells would be 0x0 px)\n"
     assert made == []
+
+
+@pytest.mark.parametrize("screen, x, shown", [((1280, 720), 1500, "area"), ((3840, 2160), 3000, "pixels")])
+def test_remembered_parameters_are_judged_at_the_output_screens_size(opened, monkeypatch, screen, x, shown):
+    # a remembered pixel rectangle: judged at the screen's size, not the placeholder's; one that
+    # does not fit there is the defaults and a note, never a start refused
+    monkeypatch.setattr(output_mod, "qscreens", lambda: [FakeScreen("DP-1", 0, 0, *screen)])
+    rect = {"geometry": "pixels", "x": x, "y": 0, "w": 300, "h": 300}
+    stored = Settings(size=None, bit_depth=8, pattern="window", params={"window": rect})
+    win = opened(start_of(stored=stored))
+    assert (win.spec.width, win.spec.height) == screen
+    assert win.spec.to_dict()["params"]["geometry"] == shown
+    refused = [line for line in win.log_dock.lines if line.startswith("stored settings for window")]
+    assert len(refused) == (shown == "area")
+    if refused:
+        assert f"{screen[0]}-pixel width" in refused[0]
+
+
+def test_a_typed_transfer_never_locks_out_a_pattern_drawn_per_transfer(opened):
+    win = opened(start_of("--pattern", "bars", "--transfer", "sdr"))
+    win.choose_pattern("hdr_bars")
+    assert win.spec.pattern == "hdr_bars" and win.spec.transfer == "pq"
+    win = opened(start_of("--pattern", "bars", "--transfer", "pq", "--limited"))
+    win.choose_pattern("hdr_bars")
+    assert win.spec.pattern == "hdr_bars" and win.spec.transfer == "pq"
+    values = dict(win.editor.values(), transfer="hlg")
+    assert win.frame_settings.frame_format().chosen_spec("hdr_bars", values).transfer == "hlg"

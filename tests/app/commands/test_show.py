@@ -3,6 +3,7 @@ on the decision cache's path; Esc, SIGTERM and SIGINT end it cleanly; bad input 
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -65,6 +66,23 @@ def test_settings_problems_are_said_on_stderr_and_the_show_goes_on(qtbot, capsys
     assert rc == 0, err
     said = [line for line in err.splitlines() if line.startswith("testcard: settings: ")]
     assert len(said) == 1 and "bit_depth" in said[0], err
+    assert out.strip().splitlines()[-1] == "testcard show: ended (frame limit)"
+
+
+def test_remembered_parameters_are_judged_at_the_output_screens_size(qtbot, capsys):
+    # a pixel rectangle that fits the placeholder size but not this screen: the defaults are
+    # shown with one note, the show is not refused
+    width = QApplication.primaryScreen().size().width()
+    rect = {"geometry": "pixels", "x": width + 100, "y": 0, "w": 50, "h": 50}
+    assert width + 150 <= 1920
+    settings_path().parent.mkdir(parents=True, exist_ok=True)
+    settings_path().write_text(json.dumps({"schema": 1, "pattern": "window", "bit_depth": 8,
+                                           "params": {"window": rect}}))
+    rc = guarded(["show", "--frames", "3"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    said = [line for line in err.splitlines() if line.startswith("testcard: settings: ")]
+    assert len(said) == 1 and f"{width}-pixel width" in said[0] and "using defaults" in said[0], err
     assert out.strip().splitlines()[-1] == "testcard show: ended (frame limit)"
 
 

@@ -94,3 +94,24 @@ def test_a_format_built_spec_renders_as_make_spec_builds_it():
     a = render(fmt.spec("bars", {"level": 50}), 3)
     b = render(make_spec("bars", {"level": 50}, width=64, height=36, bit_depth=8, counter_bits=8), 3)
     assert (a == b).all()
+
+
+def test_a_typed_transfer_carries_to_patterns_that_take_it_and_never_locks_out_one_drawn_per_transfer():
+    pq, sdr = FrameFormat(64, 36, 10, True, None, "pq"), FrameFormat(64, 36, 10, True, None, "sdr")
+    assert pq.chosen_spec("bars").transfer == "pq"                    # carried
+    assert pq.chosen_spec("hdr_bars").transfer == "pq"                # it can take it
+    assert pq.chosen_spec("hdr_bars", {"transfer": "hlg"}).transfer == "hlg"   # its own wins
+    assert sdr.chosen_spec("hdr_bars").transfer == "pq"               # sdr it cannot draw: its own
+    assert sdr.chosen_spec("bars").transfer == "sdr"
+    assert FrameFormat(64, 36, 10, True).chosen_spec("hdr_bars").transfer == "pq"
+    with pytest.raises(ValueError, match="drawn for pq or hlg only"):   # typed, strictly
+        sdr.spec("hdr_bars")
+
+
+def test_a_start_from_a_typed_pattern_says_why_its_defaults_do_not_fit_rather_than_a_checkerboard():
+    tiny = FrameFormat(16, 9, 8, False, 16)
+    notes = []
+    with pytest.raises(ValueError, match="does not fit a 16x9 frame"):
+        tiny.start_spec("bars", {"nope": 1}, notes.append, checkerboard=False)
+    assert notes and notes[0].startswith("stored settings for bars not usable")
+    assert tiny.start_spec("bars", {}).pattern == "checkerboard"
