@@ -5,7 +5,6 @@ puts back the pattern, path, device and output as they were."""
 import threading
 
 import pytest
-from PySide6.QtWidgets import QApplication
 
 from app.panels import LiveOutput
 from app.preview import OutputSession, screen_records
@@ -15,14 +14,25 @@ from core.patterns import make_spec
 pytestmark = pytest.mark.qt
 
 
+MADE: list = []     # main windows constructed during a test (none may be)
+
+
 def no_main_window() -> bool:
-    return not any(w.objectName() == "MainWindow" or type(w).__name__ == "MainWindow"
-                   for w in QApplication.topLevelWidgets())
+    return not MADE
 
 
 @pytest.fixture
 def session(qapp, monkeypatch):
+    from app.window import MainWindow
+
     monkeypatch.delenv("TESTCARD_RENDER_PATH", raising=False)
+    MADE.clear()
+
+    def made(self, *args, **kwargs):     # a race that built a window would be seen here
+        MADE.append(self)
+        raise AssertionError("a live race on a session built a MainWindow")
+
+    monkeypatch.setattr(MainWindow, "__init__", made)
     before = set(threading.enumerate())
     spec = make_spec("checkerboard", {}, width=64, height=36, bit_depth=8)
     s = OutputSession(spec, presenter="raster", banner=False, read_decisions=False)
