@@ -71,7 +71,9 @@ def xvfb_server(*sizes: str):
         if os.environ.get("CI") == "true":
             pytest.fail("Xvfb is not installed; CI must run the Xvfb tests (install xvfb)")
         pytest.skip("Xvfb is not installed")
-    args = [exe, "-displayfd", None, "-nolisten", "tcp"]
+    # -noreset: the server never regenerates when its last client leaves, so a test's next
+    # client cannot arrive mid-reset and find no display
+    args = [exe, "-displayfd", None, "-nolisten", "tcp", "-noreset"]
     for i, size in enumerate(sizes):
         args += ["-screen", str(i), f"{size}x24"]
     r, w = os.pipe()
@@ -85,6 +87,10 @@ def xvfb_server(*sizes: str):
             proc.kill()
             pytest.fail(f"Xvfb did not start: {proc.communicate(timeout=10)[1].decode(errors='replace')}")
         yield f":{number}"
+        if proc.poll() is not None:     # it died under the tests: say so, with what it said
+            pytest.fail(f"Xvfb :{number} exited with status {proc.returncode} during the tests: "
+                        f"{proc.communicate(timeout=10)[1].decode(errors='replace')[-2000:]}")
     finally:
-        proc.terminate()
+        if proc.poll() is None:
+            proc.terminate()
         proc.wait(timeout=10)

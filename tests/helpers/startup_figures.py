@@ -47,7 +47,7 @@ def _start_xvfb(size: str) -> tuple[subprocess.Popen, str]:
     """An Xvfb on the first display from :150 with no lock file, once it answers."""
     number = next(n for n in range(150, 400) if not os.path.exists(f"/tmp/.X{n}-lock"))
     display = f":{number}"
-    xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", f"{size}x24", "-nolisten", "tcp"],
+    xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", f"{size}x24", "-nolisten", "tcp", "-noreset"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 20
     while subprocess.run(["xwininfo", "-display", display, "-root"], capture_output=True).returncode:

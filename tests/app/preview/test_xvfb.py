@@ -28,7 +28,8 @@ def xvfb():
             pytest.fail("Xvfb is not installed; CI must run the GL presenter tests (install xvfb)")
         pytest.skip("Xvfb is not installed")
     r, w = os.pipe()
-    proc = subprocess.Popen([exe, "-displayfd", str(w), "-screen", "0", "1920x1080x24", "-nolisten", "tcp"],
+    proc = subprocess.Popen([exe, "-displayfd", str(w), "-screen", "0", "1920x1080x24", "-nolisten", "tcp",
+                             "-noreset"],
                             pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     os.close(w)
     try:
