@@ -79,13 +79,15 @@ def test_with_a_qapplication_garbage_is_collected_on_the_gui_thread_only(qtbot):
     assert sum(c.collections) > 0
 
 
-def test_the_collector_collects_what_is_due_and_a_full_collection_at_most_every_period(monkeypatch):
+def test_the_collector_collects_what_is_due_and_a_full_collection_by_cpythons_rule(monkeypatch):
     from app import qt_compat
 
-    now = [100.0]
-    c = qt_compat.GuiThreadCollector(clock=lambda: now[0])
+    c = qt_compat.GuiThreadCollector()
     done = []
-    monkeypatch.setattr(qt_compat.gc, "collect", lambda g: done.append(g) or 0)
+    young = {0: [object()] * 30, 1: [object()] * 20, 2: [object()] * 400}
+    monkeypatch.setattr(qt_compat.gc, "collect", lambda g: done.append(g) or 10)   # 10 found
+    monkeypatch.setattr(qt_compat.gc, "get_objects", lambda generation: young[generation])
+    c.long_lived, c.pending = 400, 0
     t0, t1, t2 = c.threshold
     counts = {"v": (t0, 0, 0)}
     monkeypatch.setattr(qt_compat.gc, "get_count", lambda: counts["v"])
@@ -93,9 +95,9 @@ def test_the_collector_collects_what_is_due_and_a_full_collection_at_most_every_
     counts["v"] = (t0 + 1, 0, 0)
     assert c.check() == 0
     counts["v"] = (t0 + 1, t1 + 1, 0)
-    assert c.check() == 1
+    assert c.check() == 1 and c.pending == 30 + 20 - 10      # the survivors were promoted
     counts["v"] = (t0 + 1, t1 + 1, t2 + 1)
-    assert c.check() == 1                                    # a full one was made a moment ago
-    now[0] += qt_compat.FULL_EVERY_S
-    assert c.check() == 2 and c.check() == 1                 # then once, then not again so soon
-    assert done == [0, 1, 1, 2, 1] and c.collections == [1, 3, 1]
+    assert c.check() == 1 and c.pending == 80                # 80 of 400 long-lived: not yet
+    assert c.check() == 1 and c.pending == 120               # past a quarter: the next is full
+    assert c.check() == 2 and c.pending == 0 and c.long_lived == 400
+    assert done == [0, 1, 1, 1, 2] and c.collections == [1, 3, 1]
