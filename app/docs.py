@@ -5,14 +5,11 @@
     python -m app.docs FILE.md ...  only these files, each section of GENERATORS they mark
 
 A section is the text between ``<!-- section:NAME -->`` and ``<!-- /section:NAME -->``;
-:data:`SECTIONS` says which file holds which section and the generator that writes it:
-``catalog`` from :func:`core.patterns.registry.catalog`, ``presets`` from the built-in presets,
-``cli`` from :func:`app.cli.build_parser` (every command, nested ``bench`` ones included),
-``env`` from :data:`ENV_VARS`, which a test holds to the variables the code really reads, and
-``shortcuts`` from the window's shortcut table (``app.window.SHORTCUTS``, Qt-free; a Qt test
-holds it to the window's real actions), ``map`` (where things are) from the packages' docstrings
-(:mod:`app.tree_map`).  Everything outside the markers is left alone; the
-README is the front door and holds none.  Never imports Qt.
+:data:`SECTIONS` says which file holds which section and the code that writes it (the catalog,
+the presets, the CLI parser, :data:`ENV_VARS`, the shortcut table, the packages' docstrings by
+:mod:`app.tree_map`); tests hold ``env`` to the variables the code reads and ``shortcuts`` to the
+window's real actions.  Everything outside the markers is left alone; the README holds none.
+Never imports Qt.
 """
 
 from __future__ import annotations

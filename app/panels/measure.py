@@ -1,30 +1,21 @@
 """The Measure panel: race the render paths on a band, see the verdict, save and ship it.
 
 The widget shows and collects; the race (``core.decisions.RaceRequest.steps``) and the cache
-(``core.decisions.DecisionCache``) do the work.  A race runs in one of two forms: ``live``, the
-candidates presented in turn by the main window's own live loop on the output screen
-(:class:`~app.panels.live_race.LiveOutput`; the default where a display is available), or
-``render``, each render timed in isolation (the default on a headless platform).
+(``core.decisions.DecisionCache``) do the work.  A race is ``live`` (the candidates presented in
+turn by the window's output session on the output screen, :class:`~app.panels.live_race.LiveOutput`:
+the default where there is a display) or ``render`` (each render timed in isolation).  It runs
+from an immutable ``RaceRequest`` as the panel's job (:class:`~app.workers.JobPanel`): progress
+reaches the GUI thread a few times a second, Cancel stops it at the next step, and a cancelled
+race records nothing.  Saving, export and import are
+:class:`~app.panels.decision_files.DecisionFileActions`; the chart, table and band picker are
+:class:`~app.panels.race_chart.RaceChart`, :class:`~app.panels.race_table.RaceTable` and
+:class:`~app.panels.band_picker.BandPicker`, table and chart redrawn together from the same rows
+(:func:`~core.decisions.race_rows`).  Every state change goes through ``_update_buttons``.
 
-A race runs from an immutable ``RaceRequest`` as the panel's job (:class:`~app.workers.JobPanel`,
-a :class:`~app.workers.GeneratorWorker`): progress arrives on the GUI thread a few times a
-second (and at every change of phase), Cancel stops it at the next step, and a cancelled race
-records nothing.  Saving, export and import are
-:class:`~app.panels.decision_files.DecisionFileActions`.  The chart is
-:class:`~app.panels.race_chart.RaceChart`, the table :class:`~app.panels.race_table.RaceTable`,
-the band picker :class:`~app.panels.band_picker.BandPicker`.
-
-The panel receives what it offers: the device list, the live output's device and band (its
-default band: the pattern on screen, its size, the surface's display format) and the race's
-default settings.  A saved or imported verdict emits ``decisions_changed``; the main window
-chooses the live output's render path again on it, so a verdict takes effect at once.
-
-For the main window (``app/panels/__init__.py``): ``PANEL_TITLE``, ``PANEL_AREA`` and
-``create_panel(main_window)``; ``shutdown()`` stops the workers.
-
-Every state change goes through ``_update_buttons``; table and chart are redrawn together from
-the same rows (:func:`~core.decisions.race_rows`), both naming the figure of the race's form.
-The band follows the live output: ``loop.engine_changed`` asks ``live_band()`` again.
+The panel receives what it offers: the devices, the live output's device and band (followed on
+``loop.engine_changed``) and the race's default settings.  A saved or imported verdict emits
+``decisions_changed``, and the window chooses the live output's path again at once.
+``create_panel(main_window)`` and ``shutdown()`` as ``app/panels/__init__.py`` says.
 """
 
 from __future__ import annotations

@@ -9,22 +9,16 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from app import cli
 from app.commands import gui
 from app.preview import output as output_mod
-from app.settings import Settings
 from core.patterns import builtin_presets
 from tests.helpers import ROOT
+from tests.helpers.gui_start import start_of
 from tests.helpers.screens import FakeScreen
 
 pytestmark = pytest.mark.qt
 
 SAME_NAME = [FakeScreen("DP-1", 0, 0, 1920, 1080), FakeScreen("DP-1", 1920, 0, 1280, 720, refresh=50.0)]
-
-
-def start_of(*argv, stored=None):
-    args = cli.build_parser().parse_args(["gui", *argv])
-    return gui.plan_start(args, stored or Settings(size=[64, 36], bit_depth=8), builtin_presets())
 
 
 @pytest.fixture

@@ -9,15 +9,11 @@ from app import cli
 from app.commands import gui
 from app.preview import output as output_mod
 from app.settings import Settings
-from core.patterns import builtin_presets, render
+from core.patterns import render
+from tests.helpers.gui_start import start_of
 from tests.helpers.screens import FakeScreen
 
 pytestmark = pytest.mark.qt
-
-
-def start_of(*argv, stored=None):
-    args = cli.build_parser().parse_args(["gui", *argv])
-    return gui.plan_start(args, stored or Settings(size=[64, 36], bit_depth=8), builtin_presets())
 
 
 @pytest.fixture
