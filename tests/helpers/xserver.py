@@ -47,12 +47,29 @@ def need_xwininfo() -> None:
         pytest.skip("xwininfo is not installed (x11-utils)")
 
 
+# xwininfo walks the tree one request per window: a window destroyed between the listing and
+# its own request (a starting Qt app makes and drops windows; a leaving one's go) fails the walk
+GONE_MIDWALK = re.compile(r"X Error: (3: Bad Window|9: Bad Drawable)")
+
+
+def tree(display: str, screen: int, *, tries: int = 20) -> str:
+    """``xwininfo -root -tree`` of one X screen, walked again (up to ``tries`` times) when a
+    window went while it was being walked; any other failure fails the test with its message."""
+    args = ["xwininfo", "-display", f"{display}.{screen}", "-root", "-tree"]
+    for _ in range(tries):
+        got = subprocess.run(args, capture_output=True, text=True, timeout=30)
+        if got.returncode == 0:
+            return got.stdout
+        if not GONE_MIDWALK.search(got.stderr):
+            break
+        time.sleep(0.05)
+    pytest.fail(f"{' '.join(args)} exited {got.returncode}: {got.stderr.strip()}")
+
+
 def _top_level(display: str, screen: int) -> list[re.Match]:
     """The root window's children in ``xwininfo -tree`` (the tree indents their own children
     further: a GL preview inside the main window is one, titled as the app is)."""
-    out = subprocess.run(["xwininfo", "-display", f"{display}.{screen}", "-root", "-tree"],
-                         capture_output=True, text=True, timeout=30, check=True).stdout
-    found = list(WINDOW.finditer(out))
+    found = list(WINDOW.finditer(tree(display, screen)))
     indent = min((len(m["indent"]) for m in found), default=0)
     return [m for m in found if len(m["indent"]) == indent]
 

@@ -39,8 +39,22 @@ def display():
         yield d
 
 
+@pytest.fixture(autouse=True)
+def no_process_outlives_its_test():
+    """A test that fails before ``end()`` kills its process here: left running fullscreen on
+    screen 1, it would be the output window the next test finds and presses Esc in."""
+    yield
+    while Run.started:
+        proc = Run.started.pop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 class Run:
     """One testcard process on ``display``, its settings in a folder of its own."""
+
+    started: list[subprocess.Popen] = []
 
     def __init__(self, display, tmp_path, *args):
         self.display, self.config = display, tmp_path / "config"
@@ -51,6 +65,7 @@ class Run:
         with open(self.out, "w") as out, open(self.err, "w") as err:
             self.proc = subprocess.Popen([sys.executable, "-m", "app", *args], cwd=ROOT, env=env,
                                          stdout=out, stderr=err)
+        Run.started.append(self.proc)
 
     def output_on_screen_1(self) -> int:
         """Wait for the output window on screen 1; check it covers the screen; its X id."""
@@ -60,6 +75,7 @@ class Run:
             return ids if ids else None
 
         ids = wait_for(found, 150, "the output window on screen 1")
+        assert len(ids) == 1, f"{len(ids)} output windows on screen 1: one is not this process's"
         assert {w[1:] for w in windows(self.display, 1) if w[0] == OUTPUT} == {SCREEN_1}
         assert not window_ids(self.display, 0, OUTPUT)
         return ids[0]

@@ -10,12 +10,12 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 
 import pytest
 
 from tests.helpers import ROOT
 from tests.helpers.screens import xvfb_server
+from tests.helpers.xserver import tree, wait_for
 
 pytestmark = [pytest.mark.qt, pytest.mark.xvfb]
 
@@ -26,19 +26,8 @@ WINDOW = re.compile(r'^\s*0x[0-9a-f]+ "(?P<title>[^"]*)": \([^)]*\)\s+(?P<w>\d+)
 
 def windows(display: str, screen: int) -> list[tuple[str, int, int, int, int]]:
     """(title, x, y, w, h) of every top-level window on one X screen, as the X server has them."""
-    out = subprocess.run(["xwininfo", "-display", f"{display}.{screen}", "-root", "-tree"],
-                         capture_output=True, text=True, timeout=30, check=True).stdout
+    out = tree(display, screen)
     return [(m["title"], int(m["x"]), int(m["y"]), int(m["w"]), int(m["h"])) for m in WINDOW.finditer(out)]
-
-
-def wait_for(condition, timeout_s: float, what: str):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.2)   # polling another process's windows; nothing here to wait on a signal of
-    pytest.fail(f"timed out after {timeout_s:.0f} s waiting for {what}")
 
 
 def test_screen_1_fullscreen_lands_on_screen_1_and_names_it(tmp_path):
