@@ -180,14 +180,16 @@ def run(args) -> int:
         out.append((result, recorded))
 
     with report_warnings():
-        if form == "live":
-            run_live(args, plans, settings, paths, announce, lambda b, p: step(b.name, p), finished)
-        else:
-            for band, _runnable, _unavailable in plans:
-                announce(band)
-                request = RaceRequest(band, args.device, tuple(paths or ()), settings)
-                finished(run_race(request.steps(), lambda p, b=band: step(b.name, p)))
-        prog.close()
+        try:
+            if form == "live":
+                run_live(args, plans, settings, paths, announce, lambda b, p: step(b.name, p), finished)
+            else:
+                for band, _runnable, _unavailable in plans:
+                    announce(band)
+                    request = RaceRequest(band, args.device, tuple(paths or ()), settings)
+                    finished(run_race(request.steps(), lambda p, b=band: step(b.name, p)))
+        finally:
+            prog.close()     # Ctrl-C or an error too: the shell's prompt starts on a line of its own
     if args.json:
         print_json([result_json(r, fp, rec) for r, rec in out])
     else:

@@ -271,4 +271,5 @@ def test_ctrl_c_during_a_live_race_under_xvfb_exits_130_and_records_nothing():
             os.close(leader)
     assert proc.returncode == 130, err
     assert out == "" and "Traceback" not in err
+    assert err.endswith("\n"), f"the progress line was left open: {err[-80:]!r}"
     assert not cache_path().exists()
