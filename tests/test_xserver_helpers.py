@@ -45,11 +45,15 @@ def test_the_tree_is_read_whole_while_windows_come_and_go():
         churn = subprocess.Popen([sys.executable, "-c", CHURN, display], stdout=subprocess.PIPE, text=True)
         try:
             assert churn.stdout.readline().strip() == "churning"
-            plain = [subprocess.run(["xwininfo", "-display", f"{display}.0", "-root", "-tree"],
-                                    capture_output=True, text=True, timeout=30) for _ in range(300)]
-            failed = [p for p in plain if p.returncode != 0]
-            assert failed, "the churn never broke a plain walk: this test shows nothing here"
-            assert all(GONE_MIDWALK.search(p.stderr) for p in failed), failed[0].stderr
+            failed = None
+            for _ in range(2000):      # about one walk in ten fails here; stop at the first
+                plain = subprocess.run(["xwininfo", "-display", f"{display}.0", "-root", "-tree"],
+                                       capture_output=True, text=True, timeout=30)
+                if plain.returncode != 0:
+                    failed = plain
+                    break
+            assert failed is not None, "the churn never broke a plain walk: this test shows nothing here"
+            assert GONE_MIDWALK.search(failed.stderr), failed.stderr
             for _ in range(100):
                 assert "Root window id:" in tree(display, 0)
         finally:
