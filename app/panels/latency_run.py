@@ -31,6 +31,7 @@ from PySide6.QtCore import QObject, Slot
 
 from core.capture import bracketed_reading
 from core.decode import (
+    AHEAD,
     CaptureLog,
     LiveDecode,
     LiveRequest,
@@ -233,12 +234,29 @@ def fresh_captures(log, recorder, t0: float) -> tuple:
     return tuple(samples[k:])
 
 
+def joined_presents(recorder, log) -> PresentLog:
+    """The presents joined with the capture ``log``: those made while it ran, and after its last
+    capture the next :data:`~core.decode.AHEAD` indices.  A capture may be stamped a little
+    before the present of the frame it shows (a grab's time is read before the grab; a present's
+    after its swap returns), which the join allows for up to ``AHEAD`` frames: the last capture
+    showing a frame presented just after it would otherwise find no present, and be called
+    unmatched."""
+    if not log.samples:
+        return recorder.log(np.inf, np.inf)
+    t0, t1 = log.samples[0].t_s, log.samples[-1].t_s
+    present = recorder.log(t0, t1 + STALE_S)
+    during = present.t_s <= t1
+    if not during.any():
+        return PresentLog(present.index[:0], present.t_s[:0])
+    keep = during | (present.index <= int(present.index[during].max()) + AHEAD)
+    return PresentLog(present.index[keep], present.t_s[keep])
+
+
 def finish(live, recorder, request, decoded: dict) -> dict:
-    """The full report: every present made while the capture ran, joined with the captures
-    that may show them (:func:`fresh_captures`)."""
+    """The full report: every present made while the capture ran (:func:`joined_presents`),
+    joined with the captures that may show them (:func:`fresh_captures`)."""
     log = live.capture_log()
-    present = recorder.log(log.samples[0].t_s, log.samples[-1].t_s) if log.samples else \
-        recorder.log(np.inf, np.inf)
+    present = joined_presents(recorder, log)
     if len(present):
         log = replace(log, samples=fresh_captures(log, recorder, float(present.t_s[0])))
     report = latency_report(present, log, corrections=request.corrections)

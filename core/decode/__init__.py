@@ -18,6 +18,7 @@ from core.decode.exact import decode_counter, read_robust_exact
 from core.decode.hint import Hint, load_hint
 from core.decode.job import STATUSES, CaptureDecoder, DecodeJob, DecodeRequest, FrameReading, decode_path
 from core.decode.latency import (
+    AHEAD,
     CaptureLog,
     CaptureSample,
     Correction,
@@ -62,6 +63,7 @@ from core.decode.sequence import analyse
 from core.decode.verdict import CHECKS, Verdict, headline, verdict, with_verdict
 
 __all__ = [
+    "AHEAD",
     "CHECKS",
     "CaptureDecoder",
     "CaptureLog",

@@ -13,11 +13,12 @@ from app.panels.latency_run import (
     LatencyRequest,
     PresentRecorder,
     fresh_captures,
+    joined_presents,
     latency_steps,
     present_clock_offset,
 )
 from core.capture import LiveFrame
-from core.decode import CaptureLog, CaptureSample, LiveRequest
+from core.decode import AHEAD, CaptureLog, CaptureSample, LiveRequest, latency_report
 from core.timing import Timeline
 from tests.helpers.latency_sim import Run
 from tests.helpers.live_sim import counter_plane, counter_spec
@@ -76,6 +77,31 @@ def test_captures_of_the_screen_before_the_run_are_left_out():
     kept = fresh_captures(CaptureLog(samples, 1 << 16), rec, t0)
     # the first capture showing a frame of the run, and everything after it
     assert kept == tuple(samples[2:])
+
+
+def test_the_last_capture_may_show_a_frame_presented_just_after_its_stamp():
+    """A grab is stamped before it is taken and a present after its swap returns: the last
+    capture can show a frame whose present comes a moment after it (seen under load: 0.1 ms).
+    That frame is joined, and no more than the join's allowance past the capture."""
+    loop = Loop()
+    rec = PresentRecorder(loop)
+    rec.start()
+    for i in range(100, 130):
+        loop.present(i, 10.0 + (i - 100) / 60)
+    t = lambda i: 10.0 + (i - 100) / 60          # noqa: E731
+    samples = [CaptureSample(t(i) + 0.008 * (i > 100), "ok", (i,)) for i in range(100, 110)]
+    samples.append(CaptureSample(t(110) - 1e-4, "ok", (110,)))    # stamped before 110's present
+    log = CaptureLog(samples, 1 << 16)
+    present = joined_presents(rec, log)
+    assert present.index.tolist() == list(range(100, 110 + AHEAD))
+    report = latency_report(present, log)
+    assert report["unmatched_captures"] == 0 and report["matched"] == 11
+    assert report["frames"][10]["latency_ms"] == pytest.approx(-0.1)
+    # what the old slice (presents up to the last capture) made of it
+    assert latency_report(rec.log(samples[0].t_s, samples[-1].t_s), log)["unmatched_captures"] == 1
+    # no present at all while the capture ran: nothing to join, nothing invented
+    late = CaptureLog([CaptureSample(5.0, "ok", (1,)), CaptureSample(5.5, "ok", (1,))], 1 << 16)
+    assert len(joined_presents(rec, late)) == 0 and len(joined_presents(rec, CaptureLog([], 1 << 16))) == 0
 
 
 def test_live_slices_agree_with_the_final_join_frame_by_frame():
