@@ -31,12 +31,12 @@ from PySide6.QtCore import QObject, Slot
 
 from core.capture import bracketed_reading
 from core.decode import (
-    AHEAD,
     CaptureLog,
     LiveDecode,
     LiveRequest,
     PresentLog,
     end_of_frame_correction,
+    joinable,
     latency_report,
 )
 
@@ -236,20 +236,13 @@ def fresh_captures(log, recorder, t0: float) -> tuple:
 
 def joined_presents(recorder, log) -> PresentLog:
     """The presents joined with the capture ``log``: those made while it ran, and after its last
-    capture the next :data:`~core.decode.AHEAD` indices.  A capture may be stamped a little
-    before the present of the frame it shows (a grab's time is read before the grab; a present's
-    after its swap returns), which the join allows for up to ``AHEAD`` frames: the last capture
-    showing a frame presented just after it would otherwise find no present, and be called
-    unmatched."""
+    capture those it may show (:func:`core.decode.joinable`: a grab is stamped before it is
+    taken, a present after its swap returns, so the last capture may show a frame presented a
+    moment after it, which cut at its time would be called unmatched)."""
     if not log.samples:
         return recorder.log(np.inf, np.inf)
     t0, t1 = log.samples[0].t_s, log.samples[-1].t_s
-    present = recorder.log(t0, t1 + STALE_S)
-    during = present.t_s <= t1
-    if not during.any():
-        return PresentLog(present.index[:0], present.t_s[:0])
-    keep = during | (present.index <= int(present.index[during].max()) + AHEAD)
-    return PresentLog(present.index[keep], present.t_s[keep])
+    return joinable(recorder.log(t0, t1 + STALE_S), t1)
 
 
 def finish(live, recorder, request, decoded: dict) -> dict:

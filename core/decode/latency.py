@@ -9,8 +9,12 @@ band top to bottom), and how many capture frames were lost just before it.
 
 * **unwrapping**: a decoded counter value is taken as the presented index with that value
   nearest below the index on screen at the capture's time (the last one presented by then),
-  allowing ``ahead`` frames above it for clock error: the counter may wrap any number of times,
-  but a latency of ``2**bits - ahead - 1`` frames or more cannot be told from a shorter one;
+  allowing ``ahead`` frames above it for clock error (``ahead`` indices, or every index
+  presented within ``ahead`` display periods after the capture's time where that is more: the
+  presents of a loaded box come late and in a burst): the counter may wrap any number of times,
+  but a latency of ``2**bits - ahead - 1`` frames or more cannot be told from a shorter one.
+  A capture log cut at its last capture joins the presents that capture may show
+  (:func:`joinable`);
 * **matching**: each presented index is matched to the FIRST capture showing it (in any band;
   per band, the first capture where that band shows it); its latency is that capture's time
   minus the index's present time.  A capture showing an index never presented near its time
@@ -48,7 +52,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.decode.latency_join import AHEAD, DECODED, Join, join, unwrap_index
+from core.decode.latency_join import AHEAD, DECODED, Join, join, joinable, unwrap_index
 from core.decode.latency_log import (
     CaptureLog,
     CaptureSample,
@@ -65,7 +69,7 @@ from core.decode.latency_log import (
 MAX_LISTED = 10_000       # dropped indices and events listed (more are counted)
 
 __all__ = ["AHEAD", "CaptureLog", "CaptureSample", "ClockCorrection", "Correction", "Join", "PresentLog",
-           "band_names", "end_of_frame_correction", "join", "latency_report", "latency_stats",
+           "band_names", "end_of_frame_correction", "join", "joinable", "latency_report", "latency_stats",
            "offset_correction", "precision_note", "unwrap_index"]
 
 

@@ -1,7 +1,8 @@
 """The latency join: each presented index matched to the first capture showing it.
 
 The rules (unwrapping a decoded counter value against the index on screen at the capture's
-time, ``ahead`` frames of clock error allowed; matching each presented index to the FIRST
+time, ``ahead`` frames of clock error allowed -- ``ahead`` indices, or what was presented within
+``ahead`` display periods, whichever is more; matching each presented index to the FIRST
 capture showing it, per band too; a decoded capture that matches nothing is unmatched) are
 described with the report they feed, :mod:`core.decode.latency`, which re-exports these names.
 """
@@ -43,6 +44,16 @@ class Presented:
         k = bisect.bisect_right(self.times, t_s) - 1
         return int(self.high[max(k, 0)])
 
+    def lead(self, t_s: float, ahead: int, period: float | None) -> tuple[int, int]:
+        """The index on screen at ``t_s``, and how many above it a capture stamped then may
+        show: ``ahead`` indices, or all presented within ``ahead`` display periods after it
+        where that is more (presents that came in a burst, late: a loaded box)."""
+        ref = self.on_screen(t_s)
+        top = ref + ahead
+        if period is not None:
+            top = max(top, self.on_screen(t_s + ahead * period))
+        return ref, top - ref
+
     def period_s(self) -> float | None:
         """The display period: the median present interval per index step."""
         if self.idx.size < 2:
@@ -50,6 +61,23 @@ class Presented:
         steps = np.diff(self.t) / np.diff(self.idx)
         steps = steps[steps > 0]
         return float(np.median(steps)) if steps.size else None
+
+
+def joinable(present: PresentLog, t1: float, ahead: int = AHEAD) -> PresentLog:
+    """The presents up to ``t1`` (a capture log's last time) and those after it that a capture
+    stamped by then may show (see :meth:`Presented.lead`): a capture may be stamped a little
+    before the present of the frame it shows (a grab's time is read before the grab, a present's
+    after its swap returns), and cut at ``t1`` such a frame would find no present."""
+    during = present.t_s <= t1
+    if not during.any():
+        return PresentLog(present.index[:0], present.t_s[:0])
+    p = Presented.of(PresentLog(present.index[during], present.t_s[during]))
+    period = p.period_s()
+    top = int(p.high[-1]) + ahead
+    keep = during | (present.index <= top)
+    if period is not None:
+        keep |= present.t_s <= t1 + ahead * period
+    return PresentLog(present.index[keep], present.t_s[keep])
 
 
 def unwrap_index(value: int, on_screen: int, modulus: int, ahead: int = AHEAD) -> int:
@@ -93,15 +121,16 @@ def join(present: PresentLog, captures: CaptureLog, *, ahead: int = AHEAD) -> Jo
     unmatched = np.zeros(len(samples), bool)
     if n == 0:
         return Join(p, samples, first_k, first_t, last_k, band_t, unmatched, modulus)
+    period = p.period_s()
     v: int | None   # a decoded index, or None where a band could not be read
     for k, s in enumerate(samples):
         if s.status not in DECODED:
             continue
-        ref = p.on_screen(s.t_s)
+        ref, lead = p.lead(s.t_s, ahead, period)
         values = set(s.indices) | {v for v in s.bands if v is not None}
         hit = False
         for v in values:
-            j = p.where.get(unwrap_index(v, ref, modulus, ahead))
+            j = p.where.get(unwrap_index(v, ref, modulus, lead))
             if j is None:
                 continue
             hit = True
@@ -112,7 +141,7 @@ def join(present: PresentLog, captures: CaptureLog, *, ahead: int = AHEAD) -> Jo
         for b, v in enumerate(s.bands):
             if v is None:
                 continue
-            j = p.where.get(unwrap_index(v, ref, modulus, ahead))
+            j = p.where.get(unwrap_index(v, ref, modulus, lead))
             if j is not None and np.isnan(band_t[b, j]):
                 band_t[b, j] = s.t_s
     return Join(p, samples, first_k, first_t, last_k, band_t, unmatched, modulus)

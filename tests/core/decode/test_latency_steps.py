@@ -10,6 +10,7 @@ from core.decode.latency import (
     frame_status,
     in_time_order,
     join,
+    joinable,
     judge_steps,
     repeat_margin_s,
     torn_captures,
@@ -40,6 +41,37 @@ def test_a_capture_across_the_wrap_matches_the_index_on_screen():
     # modulus 8: index 8 shows counter 0; at the capture's time index 8 is on screen, not 0
     jn = join(present(10), CaptureLog([ok(10.0 + 8 * P + 0.001, 0)], 8))
     assert jn.first_k.tolist() == [-1] * 8 + [0, -1] and not jn.unmatched.any()
+
+
+def burst():
+    """Indices 0-13 a period apart, then 14, 15 and 16 presented late, within 3 ms (a loaded
+    box), a capture stamped 5.7 ms before 16's present showing 16, and one much earlier."""
+    t = list(10.0 + np.arange(14) * P)
+    t += [t[-1] + 0.050, t[-1] + 0.051, t[-1] + 0.053]
+    pres = PresentLog(np.arange(17), np.array(t))
+    return pres, ok(t[16] - 0.0057, 16)
+
+
+def test_a_capture_may_show_what_was_presented_within_two_periods_after_it():
+    pres, early = burst()
+    jn = join(pres, CaptureLog([ok(10.001, 0), early], 1 << 16))
+    # three indices above the one on screen at its time (13), but presented 5.7 ms after it
+    assert jn.present.on_screen(early.t_s) == 13 and jn.present.lead(early.t_s, 2, P) == (13, 3)
+    assert not jn.unmatched.any() and jn.first_k[16] == 1
+    # further ahead than two periods and two indices is a capture of unknown content
+    far = ok(pres.t_s[13] - 3 * P, 16)
+    assert join(pres, CaptureLog([ok(10.001, 0), far], 1 << 16)).unmatched.tolist() == [False, True]
+    # two indices ahead, however early in time (the rule before the display period's)
+    assert jn.present.lead(10.001, 2, P) == (0, 2) and jn.present.lead(10.001, 2, None) == (0, 2)
+
+
+def test_a_log_cut_at_its_last_capture_keeps_the_presents_that_capture_may_show():
+    pres, early = burst()
+    kept = joinable(pres, early.t_s)
+    assert kept.index.tolist() == list(range(17))        # 14-16 came within two periods
+    # evenly spaced: two indices after the last one presented by the cut, no more
+    assert joinable(present(30), 10.0 + 9.5 * P).index.tolist() == list(range(12))
+    assert joinable(present(30), 9.0).index.size == 0     # nothing presented by then
 
 
 def test_capture_gaps_count_unknown_content_and_lost_frames_between_two_captures():
