@@ -71,12 +71,9 @@ def joinable(present: PresentLog, t1: float, ahead: int = AHEAD) -> PresentLog:
     during = present.t_s <= t1
     if not during.any():
         return PresentLog(present.index[:0], present.t_s[:0])
-    p = Presented.of(PresentLog(present.index[during], present.t_s[during]))
-    period = p.period_s()
-    top = int(p.high[-1]) + ahead
-    keep = during | (present.index <= top)
-    if period is not None:
-        keep |= present.t_s <= t1 + ahead * period
+    p = Presented.of(present)
+    ref, lead = p.lead(t1, ahead, p.period_s())
+    keep = during | (present.index <= ref + lead)
     return PresentLog(present.index[keep], present.t_s[keep])
 
 
